@@ -1,0 +1,80 @@
+"""Shared plumbing for the CLI commands: exit codes, error handling and output formats.
+
+Nothing statistical happens here: commands translate options into library calls and render
+the result objects' ``to_dict()``, ``to_markdown()`` or ``str()``.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from mcnemar.errors import McNemarError
+
+__all__ = ["FORMAT_OPTION", "ExitCode", "echo_json", "handle_errors"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes of every ``mcnemar`` command (a contract for CI pipelines)."""
+
+    OK = 0
+    #: An unexpected internal error (a bug: please report it).
+    ERROR = 1
+    #: Bad input: invalid counts, options or files. One line on stderr says what and how to fix it.
+    BAD_INPUT = 2
+    #: ``--fail-on worse``: the candidate (A) is significantly worse than the baseline (B).
+    WORSE = 3
+    #: ``--fail-on different``: the two systems differ significantly (either direction).
+    DIFFERENT = 4
+
+
+FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "json"], case_sensitive=False),
+    default="text",
+    show_default=True,
+    help="Output format: a readable report, markdown (e.g. for a pull-request comment) or JSON.",
+)
+
+
+def handle_errors(func: F) -> F:
+    """Turn :class:`McNemarError` into one line on stderr and exit code 2 (no traceback).
+
+    Set ``MCNEMAR_DEBUG=1`` to see the traceback of unexpected errors.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except McNemarError as exc:
+            click.echo(f"mcnemar: error: {exc}", err=True)
+            sys.exit(ExitCode.BAD_INPUT)
+        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+            raise
+        except Exception as exc:  # a bug; keep the user's terminal free of a traceback
+            if os.environ.get("MCNEMAR_DEBUG"):
+                raise
+            click.echo(
+                f"mcnemar: internal error: {type(exc).__name__}: {exc} "
+                "(set MCNEMAR_DEBUG=1 for the traceback)",
+                err=True,
+            )
+            sys.exit(ExitCode.ERROR)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def echo_json(obj: Any) -> None:
+    """Print a JSON document (NaN and infinity are refused: the library emits null)."""
+    click.echo(json.dumps(obj, indent=2, allow_nan=False))
