@@ -1,1 +1,116 @@
-"""mcnemar."""
+"""mcnemar: paired significance testing for two classifiers or two eval runs on the same items.
+
+Two systems A and B scored on the same N items give a paired 2x2 table: a = both right,
+b = A right and B wrong, c = A wrong and B right, d = both wrong. Only the discordant cells b
+and c carry evidence; the difference in accuracy is (b - c)/N.
+
+>>> from mcnemar import PairedTable, mcnemar, analyze
+>>> t = PairedTable(a=157, b=17, c=3, d=23)
+>>> r = mcnemar(t, method="exact")
+>>> round(r.pvalue, 4)
+0.0026
+>>> rep = analyze(t, names=("candidate", "baseline"))
+>>> rep.conclusion.better
+'a'
+
+Where things live:
+
+====================  ==============================================================
+module                contents
+====================  ==============================================================
+``table``             :class:`PairedTable` and its constructors
+``inference``         :func:`mcnemar` (exact, mid-p, chi-square, corrected)
+``_binomial``         exact Bin(n, 1/2) tails for any n, in log space where needed
+``intervals``         intervals for the difference, ratio and odds ratio
+``report``            :func:`analyze` and the :class:`Report` (text, markdown, JSON)
+``planning``          :func:`power`, :func:`sample_size`, :func:`minimum_detectable_effect`
+``clustering``        :func:`clustered` tests for items in clusters
+``multiple``          :func:`pairwise` comparisons of many systems, Cochran's Q
+``io``                readers for result files and eval-harness logs, alignment
+``cli``, ``web``      the command line and the local web calculator
+====================  ==============================================================
+
+Heavy modules are imported on first use so that ``import mcnemar`` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from mcnemar.errors import (
+    AlignmentError,
+    InputFileError,
+    McNemarError,
+    McNemarWarning,
+    TableError,
+)
+from mcnemar.table import PairedTable
+
+if TYPE_CHECKING:
+    from mcnemar.clustering import clustered
+    from mcnemar.inference import McNemarResult, mcnemar
+    from mcnemar.intervals import (
+        ConfidenceInterval,
+        difference_interval,
+        odds_ratio_interval,
+        ratio_interval,
+    )
+    from mcnemar.multiple import cochran_q, pairwise
+    from mcnemar.planning import minimum_detectable_effect, power, sample_size
+    from mcnemar.report import Report, analyze
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "AlignmentError",
+    "ConfidenceInterval",
+    "InputFileError",
+    "McNemarError",
+    "McNemarResult",
+    "McNemarWarning",
+    "PairedTable",
+    "Report",
+    "TableError",
+    "analyze",
+    "clustered",
+    "cochran_q",
+    "difference_interval",
+    "mcnemar",
+    "minimum_detectable_effect",
+    "odds_ratio_interval",
+    "pairwise",
+    "power",
+    "ratio_interval",
+    "sample_size",
+]
+
+_LAZY = {
+    "mcnemar": "mcnemar.inference",
+    "McNemarResult": "mcnemar.inference",
+    "analyze": "mcnemar.report",
+    "Report": "mcnemar.report",
+    "ConfidenceInterval": "mcnemar.intervals",
+    "difference_interval": "mcnemar.intervals",
+    "ratio_interval": "mcnemar.intervals",
+    "odds_ratio_interval": "mcnemar.intervals",
+    "power": "mcnemar.planning",
+    "sample_size": "mcnemar.planning",
+    "minimum_detectable_effect": "mcnemar.planning",
+    "clustered": "mcnemar.clustering",
+    "pairwise": "mcnemar.multiple",
+    "cochran_q": "mcnemar.multiple",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcnemar' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

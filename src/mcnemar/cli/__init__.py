@@ -19,6 +19,7 @@ Exit codes are listed in :class:`mcnemar.cli._common.ExitCode`.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Any
 
 import click
@@ -36,6 +37,24 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 class _LazyGroup(click.Group):
+    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        # Usage errors (unknown option, bad choice) become one line on stderr and exit code 2,
+        # like every other kind of bad input.
+        kwargs["standalone_mode"] = False
+        try:
+            return super().main(*args, **kwargs)
+        except click.UsageError as exc:
+            hint = ""
+            if exc.ctx is not None:
+                hint = f" (see '{exc.ctx.command_path} --help')"
+            click.echo(f"mcnemar: error: {exc.format_message()}{hint}", err=True)
+            sys.exit(2)
+        except click.exceptions.Abort:
+            click.echo("mcnemar: aborted", err=True)
+            sys.exit(1)
+        except click.exceptions.Exit as exc:
+            sys.exit(exc.exit_code)
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return [name for name, (mod, _, _) in _COMMANDS.items() if _module_exists(mod)]
 

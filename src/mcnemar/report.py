@@ -1,0 +1,658 @@
+"""The full analysis of one paired table, in words that cannot be misread.
+
+:func:`analyze` runs every test, picks the p-value to report (and says why), estimates the
+difference in accuracy with several confidence intervals, contrasts the result with the
+unpaired comparison that ignores the pairing (the common mistake), states what the test set
+could have detected, and concludes in plain words which system did better — or that the test
+set does not resolve them, which is not evidence that they are equally good.
+
+The :class:`Report` renders as text (``str``), markdown (:meth:`Report.to_markdown`) and JSON
+(:meth:`Report.to_dict`, schema ``mcnemar.report/1``, documented in ``docs/report-schema.md``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from mcnemar.errors import McNemarError, TableError
+from mcnemar.inference import (
+    McNemarResult,
+    _plain,
+    as_table,
+    check_alternative,
+    format_pvalue,
+    mcnemar,
+    unpaired_ztest,
+)
+from mcnemar.table import PairedTable
+
+__all__ = ["SCHEMA", "Conclusion", "Report", "analyze"]
+
+SCHEMA = "mcnemar.report/1"
+#: Below this many discordant items the chi-square approximation is not trusted.
+EXACT_BELOW = 25
+_TEST_ORDER = ("exact", "midp", "asymptotic", "corrected")
+_HEADLINE_INTERVALS = ("newcombe", "wald", "tango")
+_INTERVAL_LABELS = {
+    "wald": "Wald",
+    "wald-cc": "Wald, continuity-corrected",
+    "agresti-min": "Agresti-Min",
+    "bonett-price": "Bonett-Price",
+    "newcombe": "Newcombe hybrid score (method 10)",
+    "newcombe-plain": "Newcombe, plain correlation",
+    "tango": "Tango score",
+    "exact": "exact, test-compatible (Fay-Lumbard)",
+}
+ASSUMPTIONS = (
+    "The items are independent of one another (no groups of related questions, no repeated "
+    "samples of one item counted as separate items); otherwise use the clustered analysis.",
+    "Both systems were fixed before scoring and were scored on exactly the same items.",
+    "The test set was not used to choose, tune or select either system (an honest held-out set).",
+    "The conclusion is about these two trained systems on items like these, not about the "
+    "training algorithms that produced them.",
+)
+
+
+class _Alignment(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Conclusion:
+    """The verdict: is the difference significant, and which system did better.
+
+    Attributes
+    ----------
+    significant : bool
+        The recommended p-value is below ``alpha``.
+    better : {"a", "b"} or None
+        The system that did significantly better, ``None`` when the test set does not
+        resolve them.
+    text : str
+        The conclusion in words.
+    """
+
+    significant: bool
+    better: str | None
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"significant": self.significant, "better": self.better, "text": self.text}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Report:
+    """The full analysis of one paired table; see :func:`analyze`.
+
+    Attributes
+    ----------
+    table : PairedTable
+    names : tuple of str
+        Names of A and B.
+    tests : dict of str to McNemarResult
+        ``"exact"``, ``"midp"``, ``"asymptotic"``, ``"corrected"``.
+    recommended : str
+        The key of the test whose p-value to report.
+    recommendation_reason : str
+    difference : float or None
+        accuracy(A) - accuracy(B) = (b - c)/N; ``None`` when N is unknown.
+    difference_intervals : dict of str to ConfidenceInterval
+    ratio, odds_ratio : float or None
+    ratio_intervals, odds_ratio_intervals : dict
+    unpaired_z, unpaired_pvalue : float or None
+        The pooled two-proportion z-test that ignores the pairing (the pitfall).
+    detectable_difference : float or None
+        Difference (p10 - p01) that the exact test had ``power_target`` power to detect with
+        this N and this discordance rate.
+    conclusion : Conclusion
+    warnings : tuple of str
+    """
+
+    table: PairedTable
+    names: tuple[str, str]
+    alternative: str
+    alpha: float
+    confidence_level: float
+    tests: dict[str, McNemarResult]
+    recommended: str
+    recommendation_reason: str
+    difference: float | None
+    difference_intervals: dict[str, Any]
+    ratio: float | None
+    ratio_intervals: dict[str, Any]
+    odds_ratio: float | None
+    odds_ratio_intervals: dict[str, Any]
+    unpaired_z: float | None
+    unpaired_pvalue: float | None
+    detectable_difference: float | None
+    power_target: float
+    conclusion: Conclusion
+    assumptions: tuple[str, ...] = ASSUMPTIONS
+    warnings: tuple[str, ...] = ()
+    alignment: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    # -- convenience ---------------------------------------------------------------------------
+    @property
+    def pvalue(self) -> float:
+        """The recommended p-value."""
+        return float(self.tests[self.recommended].pvalue)
+
+    @property
+    def log10_pvalue(self) -> float:
+        return float(self.tests[self.recommended].log10_pvalue)
+
+    @property
+    def accuracy(self) -> tuple[float, float] | None:
+        """accuracy(A), accuracy(B), or ``None`` when N is unknown."""
+        a, b, c, d = self.table.arrays()
+        if a is None or d is None:
+            return None
+        n = int(a + b + c + d)
+        if n == 0:
+            return None
+        return float((a + b) / n), float((a + c) / n)
+
+    def words(self) -> str:
+        """The table restated in words."""
+        return self.table.describe(self.names)
+
+    # -- rendering -----------------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """The report as JSON-safe data (schema ``mcnemar.report/1``, docs/report-schema.md)."""
+        acc = self.accuracy
+        tests = {}
+        for key in _TEST_ORDER:
+            r = self.tests[key]
+            tests[key] = {
+                "name": r.name,
+                "convention": r.convention,
+                "statistic": _plain(r.statistic),
+                "pvalue": _plain(r.pvalue),
+                "log10_pvalue": _plain(r.log10_pvalue),
+                "recommended": key == self.recommended,
+            }
+        out: dict[str, Any] = {
+            "schema": SCHEMA,
+            "names": {"a": self.names[0], "b": self.names[1]},
+            "table": self.table.to_dict(),
+            "words": self.words(),
+            "alternative": self.alternative,
+            "alpha": self.alpha,
+            "confidence_level": self.confidence_level,
+            "accuracy": None if acc is None else {"a": acc[0], "b": acc[1]},
+            "tests": tests,
+            "recommended": {"test": self.recommended, "reason": self.recommendation_reason},
+            "difference": {
+                "estimate": _plain(self.difference),
+                "confidence_level": self.confidence_level,
+                "intervals": {k: v.to_dict() for k, v in self.difference_intervals.items()},
+                "recommended_interval": "newcombe",
+            },
+            "ratio": {
+                "estimate": _plain(self.ratio),
+                "intervals": {k: v.to_dict() for k, v in self.ratio_intervals.items()},
+            },
+            "odds_ratio": {
+                "estimate": _plain(self.odds_ratio),
+                "intervals": {k: v.to_dict() for k, v in self.odds_ratio_intervals.items()},
+            },
+            "unpaired": None
+            if self.unpaired_pvalue is None
+            else {
+                "name": "pooled two-proportion z-test",
+                "statistic": _plain(self.unpaired_z),
+                "pvalue": _plain(self.unpaired_pvalue),
+                "note": self._unpaired_text(),
+            },
+            "power": None
+            if self.detectable_difference is None
+            else {
+                "detectable_difference": _plain(self.detectable_difference),
+                "power": self.power_target,
+                "note": self._power_text(),
+            },
+            "conclusion": self.conclusion.to_dict(),
+            "assumptions": list(self.assumptions),
+            "warnings": list(self.warnings),
+        }
+        if self.alignment is not None:
+            out["alignment"] = self.alignment.to_dict()
+        out.update(self.extra)
+        return out
+
+    def _p_text(self, key: str) -> str:
+        r = self.tests[key]
+        return format_pvalue(r.pvalue, r.log10_pvalue)
+
+    def _unpaired_text(self) -> str:
+        if self.unpaired_pvalue is None:
+            return ""
+        paired_sig = self.conclusion.significant
+        unpaired_sig = self.unpaired_pvalue < self.alpha
+        base = (
+            f"Ignoring the pairing (a pooled two-proportion z-test on the two accuracies, as if "
+            f"they came from independent samples) gives p = {self.unpaired_pvalue:.4g}"
+        )
+        if paired_sig and not unpaired_sig:
+            verdict = (
+                ", which would miss the difference the paired test finds: the items both systems "
+                "got right or both got wrong add variance to the unpaired test but carry no "
+                "information about the difference."
+            )
+        elif unpaired_sig and not paired_sig:
+            verdict = (
+                ", which would claim a difference that the paired test does not support."
+            )
+        else:
+            verdict = (
+                f" (the same verdict here, but the unpaired test is the wrong one for items "
+                f"scored by both systems)."
+            )
+        return base + verdict
+
+    def _power_text(self) -> str:
+        if self.detectable_difference is None:
+            return ""
+        n = self.table.n
+        return (
+            f"With {n} items and this discordance rate ({self.table.discordant}/{n} items "
+            f"disagree), the exact test at alpha = {self.alpha:g} had "
+            f"{self.power_target:.0%} power only for differences of "
+            f"{100 * self.detectable_difference:.1f} points or more."
+        )
+
+    def _interval_lines(self) -> list[tuple[str, str]]:
+        rows = []
+        for key, ci in self.difference_intervals.items():
+            rows.append((_INTERVAL_LABELS.get(key, key), _points_interval(ci.low, ci.high)))
+        return rows
+
+    def __str__(self) -> str:
+        na, nb = self.names
+        lines = [f"McNemar analysis: {na} (A) vs {nb} (B)", ""]
+        lines.append(_wrap(self.words()))
+        acc = self.accuracy
+        if acc is not None:
+            lines.append(f"Accuracy: {na} {acc[0]:.2%}, {nb} {acc[1]:.2%}.")
+        lines += ["", "Conclusion:", _wrap(self.conclusion.text), ""]
+        lines.append(f"Tests ({self.alternative}; the recommended one is marked *):")
+        for key in _TEST_ORDER:
+            r = self.tests[key]
+            mark = "*" if key == self.recommended else " "
+            stat = "undefined" if not math.isfinite(float(r.statistic)) else f"{float(r.statistic):.4g}"
+            lines.append(
+                f" {mark} {r.name:<48} statistic {stat:>9}   p = {self._p_text(key):<11}"
+                f" log10 p = {float(r.log10_pvalue):.4f}"
+            )
+        lines.append(_wrap("Why: " + self.recommendation_reason))
+        lines.append("")
+        if self.difference is not None:
+            level = f"{self.confidence_level:.0%}"
+            lines.append(
+                f"Difference in accuracy, {na} - {nb}: {100 * self.difference:+.1f} points "
+                f"({level} confidence intervals):"
+            )
+            for label, text in self._interval_lines():
+                lines.append(f"   {label:<40} {text}")
+        else:
+            lines.append(
+                "Difference in accuracy: needs the number of items; give a (both right) and "
+                "d (both wrong) as well."
+            )
+        if self.unpaired_pvalue is not None:
+            lines += ["", "The wrong comparison:", _wrap(self._unpaired_text())]
+        if self.detectable_difference is not None:
+            lines += ["", "What this test set could detect:", _wrap(self._power_text())]
+        if self.alignment is not None:
+            lines += ["", "Alignment of the two runs:", str(self.alignment)]
+        lines += ["", "Assumptions:"] + [_wrap("- " + a, indent="  ") for a in self.assumptions]
+        if self.warnings:
+            lines += ["", "Warnings:"] + [_wrap("- " + w, indent="  ") for w in self.warnings]
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        """The report as markdown (e.g. for a pull-request comment)."""
+        na, nb = self.names
+        out = [f"### McNemar analysis: {na} vs {nb}", "", f"**{self.conclusion.text}**", ""]
+        a, b, c, d = self.table.arrays()
+        out += [
+            f"| | {nb} right | {nb} wrong |",
+            "|---|---:|---:|",
+            f"| **{na} right** | {_cell(a)} | **{int(b)}** |",
+            f"| **{na} wrong** | **{int(c)}** | {_cell(d)} |",
+            "",
+            self.words(),
+            "",
+            f"| test ({self.alternative}) | statistic | p-value | log10 p |",
+            "|---|---:|---:|---:|",
+        ]
+        for key in _TEST_ORDER:
+            r = self.tests[key]
+            stat = "—" if not math.isfinite(float(r.statistic)) else f"{float(r.statistic):.4g}"
+            name = f"**{r.name}** (recommended)" if key == self.recommended else r.name
+            out.append(f"| {name} | {stat} | {self._p_text(key)} | {float(r.log10_pvalue):.3f} |")
+        out += ["", f"_{self.recommendation_reason}_", ""]
+        if self.difference is not None:
+            out += [
+                f"Difference in accuracy ({na} − {nb}): **{100 * self.difference:+.1f} points**",
+                "",
+                f"| {self.confidence_level:.0%} interval | points |",
+                "|---|---|",
+            ]
+            out += [f"| {label} | {text} |" for label, text in self._interval_lines()]
+            out.append("")
+        if self.unpaired_pvalue is not None:
+            out += [f"> {self._unpaired_text()}", ""]
+        if self.detectable_difference is not None:
+            out += [self._power_text(), ""]
+        if self.alignment is not None:
+            out += ["<details><summary>Alignment</summary>", "", "```", str(self.alignment),
+                    "```", "</details>", ""]
+        out += ["<details><summary>Assumptions</summary>", ""]
+        out += [f"- {x}" for x in self.assumptions]
+        out += ["", "</details>"]
+        if self.warnings:
+            out += [""] + [f"- ⚠ {w}" for w in self.warnings]
+        return "\n".join(out) + "\n"
+
+
+def _cell(x: Any) -> str:
+    return "—" if x is None else str(int(x))
+
+
+def _wrap(text: str, indent: str = "") -> str:
+    import textwrap
+
+    return textwrap.fill(text, width=92, subsequent_indent=indent)
+
+
+def _points(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def _points_interval(low: Any, high: Any) -> str:
+    lo, hi = float(low), float(high)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "undefined"
+    return f"[{_points(lo)}, {_points(hi)}] points"
+
+
+def _check_level(name: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise McNemarError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
+    v = float(value)
+    if not (0.0 < v < 1.0):
+        raise McNemarError(f"{name} must be strictly between 0 and 1, got {value!r}")
+    return v
+
+
+def _check_names(names: Any) -> tuple[str, str]:
+    if (
+        not isinstance(names, tuple | list)
+        or len(names) != 2
+        or not all(isinstance(x, str) and x.strip() for x in names)
+    ):
+        raise McNemarError(f"names must be two non-empty strings (A, B), got {names!r}")
+    if names[0] == names[1]:
+        raise McNemarError(f"names must differ so that the report can say which did better, got {names!r}")
+    return (names[0].strip(), names[1].strip())
+
+
+def analyze(
+    table: Any,
+    *,
+    names: tuple[str, str] = ("A", "B"),
+    alternative: str = "two-sided",
+    confidence_level: float = 0.95,
+    alpha: float = 0.05,
+    alignment: _Alignment | None = None,
+    power: float = 0.8,
+) -> Report:
+    """Analyse one paired table completely: every test, the recommended p-value, intervals,
+    the unpaired pitfall, detectable difference and a conclusion in words.
+
+    Parameters
+    ----------
+    table : PairedTable or array_like
+        A single table (``PairedTable(a, b, c, d)`` or ``[[a, b], [c, d]]``); a and d may be
+        unknown, in which case the quantities that need N are omitted and say so.
+    names : tuple of two str
+        Names of A and B used in every sentence (e.g. ``("candidate", "baseline")``).
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"``: the hypothesis that A is more accurate.
+    confidence_level : float
+        For all intervals.
+    alpha : float
+        Significance level of the conclusion.
+    alignment : object, optional
+        Summary of how two runs' items were aligned (anything with ``to_dict()`` and
+        ``__str__``); shown in the report and in the JSON as ``"alignment"``.
+    power : float
+        Power at which the detectable difference is stated (default 80%).
+
+    Returns
+    -------
+    Report
+
+    Notes
+    -----
+    Which p-value to report: with fewer than 25 discordant items the chi-square
+    approximation is not trusted and the exact conditional test is recommended; from 25 on,
+    the uncorrected chi-square test. Fagerland, Lydersen & Laake (2013) found the mid-p test
+    closer to the nominal level than the exact test in all situations, and the report names it
+    as the less conservative alternative.
+
+    Examples
+    --------
+    >>> rep = analyze(PairedTable(a=157, b=17, c=3, d=23), names=("candidate", "baseline"))
+    >>> rep.recommended, round(rep.pvalue, 4), rep.conclusion.better
+    ('exact', 0.0026, 'a')
+    """
+    t = as_table(table)
+    if t.shape:
+        raise TableError(
+            f"analyze takes a single table, got an array of tables with shape {t.shape}; "
+            "use mcnemar(table, ...) which is vectorized over many tables"
+        )
+    names = _check_names(names)
+    alternative = check_alternative(alternative)
+    confidence_level = _check_level("confidence_level", confidence_level)
+    alpha = _check_level("alpha", alpha)
+    power = _check_level("power", power)
+
+    tests = {key: mcnemar(t, method=key, alternative=alternative) for key in _TEST_ORDER}
+    a, b, c, d = t.arrays()
+    big_d = int(b + c)
+    warnings: list[str] = []
+    na, nb = names
+
+    if big_d < EXACT_BELOW:
+        recommended = "exact"
+        reason = (
+            f"only {big_d} discordant item{'s' if big_d != 1 else ''} (fewer than {EXACT_BELOW}), "
+            "so the chi-square approximation is not trusted: report the exact conditional "
+            f"test ({tests['exact'].convention}). The mid-p test (p = "
+            f"{format_pvalue(tests['midp'].pvalue, tests['midp'].log10_pvalue)}) is the less "
+            "conservative choice that Fagerland, Lydersen & Laake (2013) recommend."
+        )
+    else:
+        recommended = "asymptotic"
+        reason = (
+            f"{big_d} discordant items (at least {EXACT_BELOW}), so the chi-square approximation "
+            f"is trusted: report the chi-square test ({tests['asymptotic'].convention}); the "
+            "exact and mid-p tests agree closely at this size, and the continuity correction "
+            "is needlessly conservative (Fagerland, Lydersen & Laake 2013)."
+        )
+
+    from mcnemar import intervals as iv
+
+    diff = ratio = odds = None
+    diff_ci: dict[str, Any] = {}
+    ratio_ci: dict[str, Any] = {}
+    odds_ci: dict[str, Any] = {}
+    unpaired_z = unpaired_p = None
+    detectable = None
+    n = None
+    if b + c > 0:
+        odds = _maybe(iv.odds_ratio_estimate(b, c))
+        for m in ("exact", "midp", "wilson"):
+            odds_ci[m] = iv.odds_ratio_interval(b, c, confidence_level=confidence_level, method=m)
+    if a is not None and d is not None:
+        n = int(a + b + c + d)
+    if n:
+        diff = float(iv.difference_estimate(a, b, c, d))
+        for m in iv.DIFFERENCE_METHODS:
+            diff_ci[m] = iv.difference_interval(a, b, c, d, confidence_level=confidence_level, method=m)
+        ratio = _maybe(iv.ratio_estimate(a, b, c, d))
+        for m in ("tang", "bonett-price", "wald"):
+            ratio_ci[m] = iv.ratio_interval(a, b, c, d, confidence_level=confidence_level, method=m)
+        z, p = unpaired_ztest(a, b, c, d)
+        unpaired_z, unpaired_p = float(z), float(p)
+        if big_d > 0:
+            from mcnemar.planning import minimum_detectable_effect
+
+            mde = minimum_detectable_effect(n, big_d / n, power=power, alpha=alpha, method="exact")
+            detectable = _maybe(mde.difference)
+    elif a is None:
+        warnings.append(
+            "a (both right) and d (both wrong) were not given: the tests need only b and c, but "
+            "the difference in accuracy, its intervals and the unpaired comparison need N."
+        )
+    if big_d == 0:
+        warnings.append(
+            f"{na} and {nb} never disagree (no discordant items): every test gives p = 1 and the "
+            "data say nothing about which system is better."
+        )
+    elif big_d < 10:
+        warnings.append(
+            f"only {big_d} discordant items: even a large difference could not reach "
+            "significance; the test set is too small to separate these systems."
+        )
+
+    rec = tests[recommended]
+    significant = bool(float(rec.pvalue) < alpha)
+    better: str | None = None
+    if significant:
+        if alternative == "greater":
+            better = "a"
+        elif alternative == "less":
+            better = "b"
+        else:
+            better = "a" if b > c else "b"
+    conclusion = _conclusion(
+        names=names,
+        table=t,
+        significant=significant,
+        better=better,
+        test=rec,
+        alpha=alpha,
+        alternative=alternative,
+        diff=diff,
+        ci=diff_ci.get("newcombe"),
+        level=confidence_level,
+        detectable=detectable,
+        power=power,
+    )
+    return Report(
+        table=t,
+        names=names,
+        alternative=alternative,
+        alpha=alpha,
+        confidence_level=confidence_level,
+        tests=tests,
+        recommended=recommended,
+        recommendation_reason=reason[0].upper() + reason[1:],
+        difference=diff,
+        difference_intervals=diff_ci,
+        ratio=ratio,
+        ratio_intervals=ratio_ci,
+        odds_ratio=odds,
+        odds_ratio_intervals=odds_ci,
+        unpaired_z=unpaired_z,
+        unpaired_pvalue=unpaired_p,
+        detectable_difference=detectable,
+        power_target=power,
+        conclusion=conclusion,
+        warnings=tuple(warnings),
+        alignment=alignment,
+    )
+
+
+def _maybe(x: Any) -> float | None:
+    if x is None:
+        return None
+    v = float(x)
+    return v if math.isfinite(v) else None
+
+
+def _conclusion(
+    *,
+    names: tuple[str, str],
+    table: PairedTable,
+    significant: bool,
+    better: str | None,
+    test: McNemarResult,
+    alpha: float,
+    alternative: str,
+    diff: float | None,
+    ci: Any,
+    level: float,
+    detectable: float | None,
+    power: float,
+) -> Conclusion:
+    na, nb = names
+    _, b, c, _ = table.arrays()
+    b, c = int(b), int(c)
+    p_text = format_pvalue(test.pvalue, test.log10_pvalue)
+    test_name = {"exact": "exact", "asymptotic": "chi-square"}.get(test.method, test.method)
+    split = (
+        f"{na} was right on {b} item{'s' if b != 1 else ''} where {nb} was wrong, "
+        f"and {nb} on {c} where {na} was wrong"
+    )
+    ci_text = ""
+    if diff is not None and ci is not None and math.isfinite(float(ci.low)):
+        ci_text = (
+            f" ({level:.0%} CI {_points(float(ci.low))} to {_points(float(ci.high))} points, "
+            "Newcombe)"
+        )
+    if significant and better is not None:
+        winner, loser = (na, nb) if better == "a" else (nb, na)
+        size = ""
+        if diff is not None:
+            size = f" by {abs(100 * diff):.1f} accuracy points{ci_text}"
+        text = (
+            f"{winner} did better than {loser}{size}: {split}. The {test_name} test gives "
+            f"p = {p_text} < {alpha:g}, so a difference this large is unlikely if the two "
+            "were equally accurate."
+        )
+        return Conclusion(significant=True, better=better, text=text)
+    where = {
+        "two-sided": "in either direction",
+        "greater": f"in {na}'s favour",
+        "less": f"in {nb}'s favour",
+    }[alternative]
+    lean = ""
+    if b != c:
+        ahead = na if b > c else nb
+        lean = f" {ahead} was ahead on this test set"
+        if diff is not None:
+            lean += f" by {abs(100 * diff):.1f} points{ci_text}"
+        lean += ", but that is within what chance produces."
+    text = (
+        f"This test set does not resolve {na} and {nb}: {split}; the {test_name} test gives "
+        f"p = {p_text} ≥ {alpha:g}, no significant difference {where}.{lean} "
+        "A non-significant result is not evidence that the two are equally accurate"
+    )
+    if detectable is not None:
+        text += (
+            f": the test had {power:.0%} power only for differences of "
+            f"{100 * detectable:.1f} points or more."
+        )
+    else:
+        text += "."
+    return Conclusion(significant=False, better=None, text=text)
