@@ -1,0 +1,73 @@
+"""`mcnemar test` through the real entry points (console script and python -m)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+MCNEMAR = shutil.which("mcnemar") or str(__import__("pathlib").Path(sys.executable).parent / "mcnemar")
+
+
+def run(*args: str, module: bool = False) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "mcnemar", *args] if module else [MCNEMAR, *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+
+
+def test_text_report() -> None:
+    out = run("test", "--a", "157", "--b", "17", "--c", "3", "--d", "23")
+    assert out.returncode == 0, out.stderr
+    assert "A did better than B by 7.0 accuracy points" in out.stdout
+    assert "p = 0.002577" in out.stdout
+
+
+def test_json_via_python_m() -> None:
+    out = run("test", "--a", "157", "--b", "17", "--c", "3", "--d", "23", "--format", "json", module=True)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert round(data["tests"]["exact"]["pvalue"], 4) == 0.0026
+    assert data["recommended"]["test"] == "exact"
+
+
+def test_markdown_and_names() -> None:
+    out = run("test", "--b", "17", "--c", "3", "--name-a", "candidate", "--name-b", "baseline",
+              "--format", "markdown")
+    assert out.returncode == 0
+    assert out.stdout.startswith("### McNemar analysis: candidate vs baseline")
+
+
+def test_error_framing_options() -> None:
+    out = run("test", "--only-a-wrong", "12", "--only-b-wrong", "3", "--format", "json")
+    data = json.loads(out.stdout)
+    assert data["table"]["b"] == 3 and data["table"]["c"] == 12
+    assert data["tests"]["exact"]["pvalue"] == pytest.approx(0.03515625)
+    # p = 0.035 < 0.05 in B's favour (the tutorial's reading).
+    assert data["conclusion"]["better"] == "b"
+
+
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (["--b", "-1", "--c", "3"], "--b must be >= 0, got -1"),
+        (["--b", "1.5", "--c", "3"], "--b must be a whole number of items, got the fraction 1.5"),
+        (["--b", "x", "--c", "3"], "--b must be a whole number of items (>= 0), got 'x'"),
+        (["--b", "nan", "--c", "3"], "--b must be a finite whole number"),
+        (["--c", "3"], "the discordant count b is required"),
+        (["--b", "3", "--c", "1", "--a", "5"], "a was given without d"),
+        (["--b", "3", "--only-b-wrong", "3", "--c", "1"], "cell b was given twice"),
+        (["--b", "3", "--c", "1", "--confidence-level", "2"], "confidence_level must be strictly between 0 and 1"),
+        (["--b", "3", "--c", "1", "--alternative", "up"], "'up' is not one of"),
+        (["--bogus"], "No such option"),
+    ],
+)
+def test_bad_input_one_line_exit_2(args: list[str], fragment: str) -> None:
+    out = run("test", *args)
+    assert out.returncode == 2
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, out.stderr
+    assert lines[0].startswith("mcnemar: error: ")
+    assert fragment in lines[0]
+    assert "Traceback" not in out.stderr and out.stdout == ""
