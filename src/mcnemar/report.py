@@ -614,17 +614,20 @@ def _conclusion(
         f"{na} was right on {b} item{'s' if b != 1 else ''} where {nb} was wrong, "
         f"and {nb} on {c} where {na} was wrong"
     )
-    ci_text = ""
-    if diff is not None and ci is not None and math.isfinite(float(ci.low)):
-        ci_text = (
-            f" ({level:.0%} CI {_points(float(ci.low))} to {_points(float(ci.high))} points, "
-            "Newcombe)"
-        )
+
+    def ci_text(sign: int) -> str:
+        # The interval of the difference as it is read: leader minus the other (sign = -1
+        # turns the interval for A - B into one for B - A).
+        if diff is None or ci is None or not math.isfinite(float(ci.low)):
+            return ""
+        lo, hi = sorted((sign * float(ci.low), sign * float(ci.high)))
+        return f" ({level:.0%} CI {_points(lo)} to {_points(hi)} points, Newcombe)"
+
     if significant and better is not None:
         winner, loser = (na, nb) if better == "a" else (nb, na)
         size = ""
         if diff is not None:
-            size = f" by {abs(100 * diff):.1f} accuracy points{ci_text}"
+            size = f" by {abs(100 * diff):.1f} accuracy points{ci_text(1 if better == 'a' else -1)}"
         text = (
             f"{winner} did better than {loser}{size}: {split}. The {test_name} test gives "
             f"p = {p_text} < {alpha:g}, so a difference this large is unlikely if the two "
@@ -641,7 +644,7 @@ def _conclusion(
         ahead = na if b > c else nb
         lean = f" {ahead} was ahead on this test set"
         if diff is not None:
-            lean += f" by {abs(100 * diff):.1f} points{ci_text}"
+            lean += f" by {abs(100 * diff):.1f} points{ci_text(1 if b > c else -1)}"
         lean += ", but that is within what chance produces."
     text = (
         f"This test set does not resolve {na} and {nb}: {split}; the {test_name} test gives "

@@ -1,0 +1,47 @@
+# The two commands the README promises, plus lint and benchmarks.
+#   make demo   set up a virtual environment with the core package and run the main job
+#   make test   set up everything the tests need (Python packages, Chromium) and run them
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test lint check bench browser clean
+
+$(VENV)/.core: pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e .
+	touch $@
+
+$(VENV)/.test: pyproject.toml $(VENV)/.core
+	$(PY) -m pip install -q -e ".[dev]"
+	touch $@
+
+$(VENV)/.bench: pyproject.toml $(VENV)/.test
+	$(PY) -m pip install -q -e ".[bench]"
+	touch $@
+
+demo: $(VENV)/.core
+	@echo "== LDA vs QDA on scikit-learn's digits (examples/digits_predictions.csv) =="
+	$(PY) examples/demo.py
+	@echo
+	@echo "== The calculator's 200-item example =="
+	$(VENV)/bin/mcnemar test --a 157 --b 17 --c 3 --d 23 --name-a candidate --name-b baseline
+
+browser:
+	sh scripts/install-browser.sh
+
+test: $(VENV)/.test browser
+	$(PY) -m pytest -q
+
+lint: $(VENV)/.test
+	$(VENV)/bin/ruff check src tests benchmarks examples
+	$(VENV)/bin/mypy
+
+check: lint test
+
+bench: $(VENV)/.bench
+	$(PY) benchmarks/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/artifacts
