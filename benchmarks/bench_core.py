@@ -58,10 +58,18 @@ def bench_pvalues() -> None:
     per_ours = ours / n_tables
     per_theirs = theirs / n_loop
     print("1. exact p-values, random tables with b, c in [0, 500)")
-    print(f"   mcnemar (vectorized, {n_tables:,} tables): {ours:.3f} s  = {1e6 * per_ours:.3f} us/table")
-    print(f"   statsmodels loop ({n_loop:,} tables):       {theirs:.3f} s  = {1e6 * per_theirs:.1f} us/table")
-    print(f"   ratio per table: {per_theirs / per_ours:.0f}x   (max rel. diff on 100 tables: "
-          f"{np.max(np.abs(check - ref) / ref):.1e})")
+    print(
+        f"   mcnemar (vectorized, {n_tables:,} tables): {ours:.3f} s"
+        f"  = {1e6 * per_ours:.3f} us/table"
+    )
+    print(
+        f"   statsmodels loop ({n_loop:,} tables):       {theirs:.3f} s"
+        f"  = {1e6 * per_theirs:.1f} us/table"
+    )
+    print(
+        f"   ratio per table: {per_theirs / per_ours:.0f}x   (max rel. diff on 100 tables: "
+        f"{np.max(np.abs(check - ref) / ref):.1e})"
+    )
 
 
 def bench_predictions() -> None:
@@ -83,7 +91,10 @@ def bench_predictions() -> None:
     same = (m[0, 0], m[0, 1], m[1, 0], m[1, 1]) == (t.a, t.b, t.c, t.d)
     print("2. from_predictions, 10,000,000 int64 multiclass items")
     print(f"   mcnemar:                      {ours:.3f} s")
-    print(f"   mlxtend mcnemar_table:        {theirs:.3f} s   ({theirs / ours:.1f}x slower; same table: {same})")
+    print(
+        f"   mlxtend mcnemar_table:        {theirs:.3f} s"
+        f"   ({theirs / ours:.1f}x slower; same table: {same})"
+    )
     print(f"   np.count_nonzero x3 (floor):  {floor:.3f} s   (ours / floor = {ours / floor:.2f})")
 
 
@@ -92,9 +103,8 @@ def bench_accuracy() -> None:
     from scipy.stats import binom
 
     sys.path.insert(0, str(ROOT / "tests"))
-    from test_binomial import mp_log_lower_j
-
     from mcnemar._binomial import lower_tail_half
+    from test_binomial import mp_log_lower_j
 
     print("3. relative error of P(X <= k), X ~ Bin(D, 1/2), against mpmath (worst of z = 0.5..8)")
     for d in (1_200_000_000, 10**10, 2 * 10**12, 10**15):
@@ -102,8 +112,12 @@ def bench_accuracy() -> None:
         for z in (0.5, 1, 2, 4, 8):
             k = int(d / 2 - z * math.sqrt(d) / 2)
             want = mp.exp(mp_log_lower_j(k, d))
-            worst_ours = max(worst_ours, float(abs(mp.mpf(float(lower_tail_half(k, d))) - want) / want))
-            worst_scipy = max(worst_scipy, float(abs(mp.mpf(float(binom.cdf(k, d, 0.5))) - want) / want))
+            worst_ours = max(
+                worst_ours, float(abs(mp.mpf(float(lower_tail_half(k, d))) - want) / want)
+            )
+            worst_scipy = max(
+                worst_scipy, float(abs(mp.mpf(float(binom.cdf(k, d, 0.5))) - want) / want)
+            )
         print(f"   D = {d:.3g}: mcnemar {worst_ours:.1e}   scipy.stats.binom.cdf {worst_scipy:.1e}")
 
 
@@ -119,13 +133,17 @@ def bench_cli() -> None:
     probe = (
         "import sys; from mcnemar.cli import main\n"
         "try:\n    main(['test', '--b', '17', '--c', '3'])\nexcept SystemExit:\n    pass\n"
-        "bad = [m for m in ('scipy.stats', 'pandas', 'polars', 'fastapi', 'matplotlib') if m in sys.modules]\n"
+        "heavy = ('scipy.stats', 'pandas', 'polars', 'fastapi', 'matplotlib')\n"
+        "bad = [m for m in heavy if m in sys.modules]\n"
         "print('HEAVY', bad, file=sys.stderr)"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     heavy = [line for line in out.stderr.splitlines() if line.startswith("HEAVY")]
     print("4. `mcnemar test --b 17 --c 3`, whole process")
-    print(f"   median {np.median(times):.3f} s, best {min(times):.3f} s  (imports of heavy modules: {heavy})")
+    print(
+        f"   median {np.median(times):.3f} s, best {min(times):.3f} s"
+        f"  (imports of heavy modules: {heavy})"
+    )
 
 
 if __name__ == "__main__":

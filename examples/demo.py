@@ -18,9 +18,7 @@ def main() -> None:
     with open(HERE / "digits_predictions.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     y_true = [r["y_true"] for r in rows]
-    table = PairedTable.from_predictions(
-        y_true, [r["lda"] for r in rows], [r["qda"] for r in rows]
-    )
+    table = PairedTable.from_predictions(y_true, [r["lda"] for r in rows], [r["qda"] for r in rows])
     print(analyze(table, names=("LDA", "QDA")))
 
 

@@ -89,7 +89,9 @@ def test_midp_tail_equals_exact_fraction(n: int) -> None:
     ks = np.arange(0, n + 1)
     got = np.exp(log_midp_tail_half(ks, n))
     for k, value in zip(ks.tolist(), got.tolist(), strict=True):
-        want = (exact_lower(k - 1, n) if k > 0 else Fraction(0)) + Fraction(math.comb(n, k), 2 ** (n + 1))
+        want = (exact_lower(k - 1, n) if k > 0 else Fraction(0)) + Fraction(
+            math.comb(n, k), 2 ** (n + 1)
+        )
         assert value == pytest.approx(float(want), rel=1e-13), (k, n)
 
 
@@ -97,9 +99,13 @@ def test_midp_tail_equals_exact_fraction(n: int) -> None:
 def test_pmf_against_mpmath(n: int) -> None:
     for k in {0, 1, n // 3, n // 2 - int(math.sqrt(n)), n // 2}:
         with mp.workdps(50):
-            want = mp.exp(mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1) - n * mp.log(2))
+            want = mp.exp(
+                mp.loggamma(n + 1) - mp.loggamma(k + 1) - mp.loggamma(n - k + 1) - n * mp.log(2)
+            )
             got = log_pmf_half(k, n)
-            assert float(abs(mp.mpf(float(got)) - mp.log(want))) < 1e-13 * max(1.0, abs(float(mp.log(want))))
+            assert float(abs(mp.mpf(float(got)) - mp.log(want))) < 1e-13 * max(
+                1.0, abs(float(mp.log(want)))
+            )
     assert float(pmf_half(3, 5)) == pytest.approx(10 / 32, rel=1e-15)
 
 

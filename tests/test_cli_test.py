@@ -9,7 +9,9 @@ import sys
 
 import pytest
 
-MCNEMAR = shutil.which("mcnemar") or str(__import__("pathlib").Path(sys.executable).parent / "mcnemar")
+MCNEMAR = shutil.which("mcnemar") or str(
+    __import__("pathlib").Path(sys.executable).parent / "mcnemar"
+)
 
 
 def run(*args: str, module: bool = False) -> subprocess.CompletedProcess[str]:
@@ -25,7 +27,9 @@ def test_text_report() -> None:
 
 
 def test_json_via_python_m() -> None:
-    out = run("test", "--a", "157", "--b", "17", "--c", "3", "--d", "23", "--format", "json", module=True)
+    out = run(
+        "test", "--a", "157", "--b", "17", "--c", "3", "--d", "23", "--format", "json", module=True
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert round(data["tests"]["exact"]["pvalue"], 4) == 0.0026
@@ -33,8 +37,19 @@ def test_json_via_python_m() -> None:
 
 
 def test_markdown_and_names() -> None:
-    out = run("test", "--b", "17", "--c", "3", "--name-a", "candidate", "--name-b", "baseline",
-              "--format", "markdown")
+    out = run(
+        "test",
+        "--b",
+        "17",
+        "--c",
+        "3",
+        "--name-a",
+        "candidate",
+        "--name-b",
+        "baseline",
+        "--format",
+        "markdown",
+    )
     assert out.returncode == 0
     assert out.stdout.startswith("### McNemar analysis: candidate vs baseline")
 
@@ -58,7 +73,10 @@ def test_error_framing_options() -> None:
         (["--c", "3"], "the discordant count b is required"),
         (["--b", "3", "--c", "1", "--a", "5"], "a was given without d"),
         (["--b", "3", "--only-b-wrong", "3", "--c", "1"], "cell b was given twice"),
-        (["--b", "3", "--c", "1", "--confidence-level", "2"], "confidence_level must be strictly between 0 and 1"),
+        (
+            ["--b", "3", "--c", "1", "--confidence-level", "2"],
+            "confidence_level must be strictly between 0 and 1",
+        ),
         (["--b", "3", "--c", "1", "--alternative", "up"], "'up' is not one of"),
         (["--bogus"], "No such option"),
     ],

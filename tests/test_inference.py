@@ -33,7 +33,9 @@ def test_tutorial_error_framing_examples() -> None:
     t = PairedTable.from_errors(only_a_wrong=12, only_b_wrong=3)
     r = mcnemar(t)
     assert r.pvalue == pytest.approx(0.03515625, rel=1e-14)
-    assert r.pvalue == pytest.approx(float(Fraction(2 * sum(math.comb(15, j) for j in range(4)), 2**15)))
+    assert r.pvalue == pytest.approx(
+        float(Fraction(2 * sum(math.comb(15, j) for j in range(4)), 2**15))
+    )
     # 72 both right, 8 both wrong, 14 A-only and 6 B-only errors -> exact p = 0.1153.
     t2 = PairedTable.from_errors(only_a_wrong=14, only_b_wrong=6, both_wrong=8, both_right=72)
     assert round(mcnemar(t2).pvalue, 4) == 0.1153
@@ -53,7 +55,7 @@ def test_calculator_example() -> None:
     assert round(cc.statistic, 2) == 8.45 and round(cc.pvalue, 4) == 0.0037
     assert round(mcnemar(t, method="exact").pvalue, 4) == 0.0026
     assert round(mcnemar(t, method="midp").pvalue, 4) == 0.0015
-    z, p = unpaired_ztest(157, 17, 3, 23)
+    _, p = unpaired_ztest(157, 17, 3, 23)
     assert round(float(p), 3) == 0.059
 
 
@@ -62,9 +64,23 @@ def test_calculator_example() -> None:
 @pytest.mark.parametrize(
     ("cells", "expected"),
     [
-        ((59, 6, 16, 80), {"asymptotic": 0.033006, "corrected": 0.055009, "exact": 0.052479, "midp": 0.034690}),
-        ((1, 1, 7, 12), {"asymptotic": 0.033895, "corrected": 0.077100, "exact": 0.070312, "midp": 0.039063}),
-        ((157, 17, 3, 23), {"asymptotic": 0.0017451, "corrected": 0.0036504, "exact": 0.0025768, "midp": 0.0014896}),
+        (
+            (59, 6, 16, 80),
+            {"asymptotic": 0.033006, "corrected": 0.055009, "exact": 0.052479, "midp": 0.034690},
+        ),
+        (
+            (1, 1, 7, 12),
+            {"asymptotic": 0.033895, "corrected": 0.077100, "exact": 0.070312, "midp": 0.039063},
+        ),
+        (
+            (157, 17, 3, 23),
+            {
+                "asymptotic": 0.0017451,
+                "corrected": 0.0036504,
+                "exact": 0.0025768,
+                "midp": 0.0014896,
+            },
+        ),
     ],
     ids=["cavo_2012", "bentur_2009", "T1"],
 )
@@ -156,10 +172,14 @@ def test_exact_and_midp_against_exact_sums(b: int, c: int) -> None:
         return
     for mid, method in ((False, "exact"), (True, "midp")):
         g = _exact_one_sided(b, c, True, mid)
-        l = _exact_one_sided(b, c, False, mid)
-        assert mcnemar(PairedTable(b=b, c=c), method=method, alternative="greater").pvalue == pytest.approx(g, rel=1e-13)
-        assert mcnemar(PairedTable(b=b, c=c), method=method, alternative="less").pvalue == pytest.approx(l, rel=1e-13)
-        two = min(1.0, 2 * min(g, l)) if b != c else 1.0
+        lo = _exact_one_sided(b, c, False, mid)
+        assert mcnemar(
+            PairedTable(b=b, c=c), method=method, alternative="greater"
+        ).pvalue == pytest.approx(g, rel=1e-13)
+        assert mcnemar(
+            PairedTable(b=b, c=c), method=method, alternative="less"
+        ).pvalue == pytest.approx(lo, rel=1e-13)
+        two = min(1.0, 2 * min(g, lo)) if b != c else 1.0
         assert mcnemar(PairedTable(b=b, c=c), method=method).pvalue == pytest.approx(two, rel=1e-13)
 
 
@@ -172,7 +192,9 @@ def test_against_statsmodels() -> None:
         table = [[a, b], [c, d]]
         if b + c == 0:
             continue
-        assert mcnemar(table).pvalue == pytest.approx(sm_mcnemar(table, exact=True).pvalue, rel=1e-12)
+        assert mcnemar(table).pvalue == pytest.approx(
+            sm_mcnemar(table, exact=True).pvalue, rel=1e-12
+        )
         chi = sm_mcnemar(table, exact=False, correction=False)
         ours = mcnemar(table, method="asymptotic")
         assert ours.statistic == pytest.approx(chi.statistic, rel=1e-12)
@@ -185,7 +207,10 @@ def test_against_statsmodels() -> None:
 # -- validation --------------------------------------------------------------------------------
 def test_bad_arguments() -> None:
     t = PairedTable(b=3, c=4)
-    with pytest.raises(McNemarError, match="method must be one of 'exact', 'midp', 'asymptotic', 'corrected'; got 'fisher'"):
+    with pytest.raises(
+        McNemarError,
+        match="method must be one of 'exact', 'midp', 'asymptotic', 'corrected'; got 'fisher'",
+    ):
         mcnemar(t, method="fisher")
     with pytest.raises(McNemarError, match="alternative must be one of"):
         mcnemar(t, alternative="bigger")
@@ -220,7 +245,14 @@ counts = st.integers(0, 400)
 
 
 @settings(max_examples=300, deadline=None)
-@given(b=counts, c=counts, a=counts, d=counts, method=st.sampled_from(METHODS), alt=st.sampled_from(ALTERNATIVES))
+@given(
+    b=counts,
+    c=counts,
+    a=counts,
+    d=counts,
+    method=st.sampled_from(METHODS),
+    alt=st.sampled_from(ALTERNATIVES),
+)
 def test_properties(b: int, c: int, a: int, d: int, method: str, alt: str) -> None:
     r = mcnemar(PairedTable(a=a, b=b, c=c, d=d), method=method, alternative=alt)
     assert 0.0 <= r.pvalue <= 1.0
@@ -256,7 +288,9 @@ def test_vectorized_equals_scalar() -> None:
                 one = mcnemar(PairedTable(b=int(b[i]), c=int(c[i])), method=method, alternative=alt)
                 assert vec.pvalue[i] == one.pvalue
                 assert vec.log10_pvalue[i] == one.log10_pvalue
-                assert (np.isnan(vec.statistic[i]) and np.isnan(one.statistic)) or vec.statistic[i] == one.statistic
+                assert (np.isnan(vec.statistic[i]) and np.isnan(one.statistic)) or vec.statistic[
+                    i
+                ] == one.statistic
 
 
 def test_stack_of_2x2_arrays() -> None:

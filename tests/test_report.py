@@ -59,7 +59,9 @@ def test_json_is_strict_json(calculator) -> None:
 def test_tutorial_non_significant_example() -> None:
     # 72 both right, 8 both wrong, 14 A-only errors, 6 B-only errors: exact p = 0.1153, error
     # rates 0.22 (A) and 0.14 (B), A's accuracy 0.08 lower, no rejection at 0.05.
-    rep = analyze(PairedTable.from_errors(only_a_wrong=14, only_b_wrong=6, both_wrong=8, both_right=72))
+    rep = analyze(
+        PairedTable.from_errors(only_a_wrong=14, only_b_wrong=6, both_wrong=8, both_right=72)
+    )
     assert round(rep.pvalue, 4) == 0.1153
     acc_a, acc_b = rep.accuracy
     assert (round(1 - acc_a, 2), round(1 - acc_b, 2)) == (0.22, 0.14)
@@ -121,7 +123,7 @@ def test_bad_arguments() -> None:
         analyze(t, names=("only one",))  # type: ignore[arg-type]
     with pytest.raises(McNemarError, match="names must differ"):
         analyze(t, names=("x", "x"))
-    with pytest.raises(McNemarError, match="alpha must be strictly between 0 and 1, got 1.5"):
+    with pytest.raises(McNemarError, match=r"alpha must be strictly between 0 and 1, got 1\.5"):
         analyze(t, alpha=1.5)
     with pytest.raises(McNemarError, match="confidence_level must be"):
         analyze(t, confidence_level=95)

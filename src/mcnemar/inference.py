@@ -145,9 +145,7 @@ class McNemarResult:
         """How the p-value is defined (which tail, doubling)."""
         return CONVENTIONS[(self.method, self.alternative)]
 
-    def confidence_interval(
-        self, confidence_level: float = 0.95, method: str = "newcombe"
-    ) -> Any:
+    def confidence_interval(self, confidence_level: float = 0.95, method: str = "newcombe") -> Any:
         """Confidence interval for the difference in accuracy, (b - c)/N.
 
         Parameters

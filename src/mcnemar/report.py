@@ -245,13 +245,11 @@ class Report:
                 "information about the difference."
             )
         elif unpaired_sig and not paired_sig:
-            verdict = (
-                ", which would claim a difference that the paired test does not support."
-            )
+            verdict = ", which would claim a difference that the paired test does not support."
         else:
             verdict = (
-                f" (the same verdict here, but the unpaired test is the wrong one for items "
-                f"scored by both systems)."
+                " (the same verdict here, but the unpaired test is the wrong one for items "
+                "scored by both systems)."
             )
         return base + verdict
 
@@ -284,7 +282,11 @@ class Report:
         for key in _TEST_ORDER:
             r = self.tests[key]
             mark = "*" if key == self.recommended else " "
-            stat = "undefined" if not math.isfinite(float(r.statistic)) else f"{float(r.statistic):.4g}"
+            stat = (
+                "undefined"
+                if not math.isfinite(float(r.statistic))
+                else f"{float(r.statistic):.4g}"
+            )
             lines.append(
                 f" {mark} {r.name:<48} statistic {stat:>9}   p = {self._p_text(key):<11}"
                 f" log10 p = {float(r.log10_pvalue):.4f}"
@@ -351,8 +353,15 @@ class Report:
         if self.detectable_difference is not None:
             out += [self._power_text(), ""]
         if self.alignment is not None:
-            out += ["<details><summary>Alignment</summary>", "", "```", str(self.alignment),
-                    "```", "</details>", ""]
+            out += [
+                "<details><summary>Alignment</summary>",
+                "",
+                "```",
+                str(self.alignment),
+                "```",
+                "</details>",
+                "",
+            ]
         out += ["<details><summary>Assumptions</summary>", ""]
         out += [f"- {x}" for x in self.assumptions]
         out += ["", "</details>"]
@@ -399,7 +408,9 @@ def _check_names(names: Any) -> tuple[str, str]:
     ):
         raise McNemarError(f"names must be two non-empty strings (A, B), got {names!r}")
     if names[0] == names[1]:
-        raise McNemarError(f"names must differ so that the report can say which did better, got {names!r}")
+        raise McNemarError(
+            f"names must differ so that the report can say which did better, got {names!r}"
+        )
     return (names[0].strip(), names[1].strip())
 
 
@@ -504,10 +515,12 @@ def analyze(
             odds_ci[m] = iv.odds_ratio_interval(b, c, confidence_level=confidence_level, method=m)
     if a is not None and d is not None:
         n = int(a + b + c + d)
-    if n:
+    if n and a is not None and d is not None:
         diff = float(iv.difference_estimate(a, b, c, d))
         for m in iv.DIFFERENCE_METHODS:
-            diff_ci[m] = iv.difference_interval(a, b, c, d, confidence_level=confidence_level, method=m)
+            diff_ci[m] = iv.difference_interval(
+                a, b, c, d, confidence_level=confidence_level, method=m
+            )
         ratio = _maybe(iv.ratio_estimate(a, b, c, d))
         for m in ("tang", "bonett-price", "wald"):
             ratio_ci[m] = iv.ratio_interval(a, b, c, d, confidence_level=confidence_level, method=m)
@@ -606,8 +619,7 @@ def _conclusion(
     power: float,
 ) -> Conclusion:
     na, nb = names
-    _, b, c, _ = table.arrays()
-    b, c = int(b), int(c)
+    b, c = int(table.arrays()[1]), int(table.arrays()[2])
     p_text = format_pvalue(test.pvalue, test.log10_pvalue)
     test_name = {"exact": "exact", "asymptotic": "chi-square"}.get(test.method, test.method)
     split = (

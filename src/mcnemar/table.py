@@ -58,7 +58,9 @@ def _count(name: str, value: Any) -> IntArray:
     try:
         arr = np.asarray(value)
     except Exception as exc:  # ragged nested lists and the like
-        raise TableError(f"{name} must be a count or an array of counts, got {_describe(value)}") from exc
+        raise TableError(
+            f"{name} must be a count or an array of counts, got {_describe(value)}"
+        ) from exc
     if arr.dtype == bool:
         raise TableError(
             f"{name} must hold counts (whole numbers >= 0), got booleans; "
@@ -89,13 +91,15 @@ def _count(name: str, value: Any) -> IntArray:
             raise TableError(f"{name} is larger than 2**53 and cannot be held exactly")
         return arr.astype(np.int64)
     if arr.dtype == object and arr.ndim == 0 and isinstance(value, numbers.Integral):
+        value = int(value)
         if value < 0:
             raise TableError(f"{name} must be >= 0, got {value}; counts cannot be negative")
         if value > 2**62:
             raise TableError(f"{name} = {value} is too large; counts up to 2**62 are supported")
-        return np.asarray(int(value), dtype=np.int64)
+        return np.asarray(value, dtype=np.int64)
     raise TableError(
-        f"{name} must be a count (a whole number >= 0) or an array of counts, got {_describe(value)}"
+        f"{name} must be a count (a whole number >= 0) or an array of counts, "
+        f"got {_describe(value)}"
     )
 
 
@@ -137,8 +141,9 @@ class PairedTable:
     >>> t = PairedTable(a=157, b=17, c=3, d=23)
     >>> t.n, t.discordant
     (200, 20)
-    >>> print(t)
-    A right and B wrong on 17 items; A wrong and B right on 3; both right on 157, both wrong on 23 (200 items).
+    >>> print(t)  # doctest: +NORMALIZE_WHITESPACE
+    A right and B wrong on 17 items; A wrong and B right on 3; both right on 157,
+    both wrong on 23 (200 items).
     >>> PairedTable(only_a=17, only_b=3).n is None
     True
     """
@@ -301,8 +306,10 @@ class PairedTable:
 
         Examples
         --------
-        >>> PairedTable(b=17, c=3).describe(("candidate", "baseline"))
-        'candidate right and baseline wrong on 17 items; candidate wrong and baseline right on 3 (both-right and both-wrong counts not given).'
+        >>> print(PairedTable(b=17, c=3).describe(("candidate", "baseline")))
+        ... # doctest: +NORMALIZE_WHITESPACE
+        candidate right and baseline wrong on 17 items; candidate wrong and baseline right
+        on 3 (both-right and both-wrong counts not given).
         """
         if self.shape:
             return f"{int(np.prod(self.shape))} tables"
@@ -321,7 +328,7 @@ class PairedTable:
         return self.describe()
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-safe cells: ``{"a", "b", "c", "d", "n", "discordant"}`` (a, d, n null if unknown)."""
+        """JSON-safe cells ``{"a", "b", "c", "d", "n", "discordant"}``; a, d, n null if unknown."""
 
         def plain(x: Cell | None) -> Any:
             if x is None:
@@ -364,11 +371,13 @@ class PairedTable:
         PairedTable(a=None, b=3, c=12, d=None)
         """
         if (both_wrong is None) != (both_right is None):
-            raise TableError(
-                "give both both_right and both_wrong (so that N is known) or neither"
-            )
-        for name, value in (("only_a_wrong", only_a_wrong), ("only_b_wrong", only_b_wrong),
-                            ("both_wrong", both_wrong), ("both_right", both_right)):
+            raise TableError("give both both_right and both_wrong (so that N is known) or neither")
+        for name, value in (
+            ("only_a_wrong", only_a_wrong),
+            ("only_b_wrong", only_b_wrong),
+            ("both_wrong", both_wrong),
+            ("both_right", both_right),
+        ):
             if value is not None:
                 _count(name, value)
         return cls(a=both_right, b=only_b_wrong, c=only_a_wrong, d=both_wrong)
@@ -462,9 +471,9 @@ class PairedTable:
         else:
             ca = pa == y
             cb = pb == y
-            n_a = np.count_nonzero(ca)
-            n_b = np.count_nonzero(cb)
-            both = np.count_nonzero(ca & cb)
+            n_a = int(np.count_nonzero(ca))
+            n_b = int(np.count_nonzero(cb))
+            both = int(np.count_nonzero(ca & cb))
         return cls._from_margins(n, n_a, n_b, both)
 
     @classmethod
@@ -513,7 +522,9 @@ def _outcomes(name: str, values: ArrayLike) -> NDArray[np.bool_]:
     except Exception as exc:
         raise TableError(f"{name} must be a sequence of 0/1 or booleans ({exc})") from exc
     if arr.ndim == 0:
-        raise TableError(f"{name} must be one outcome per item (a sequence), got a single value {arr!r}")
+        raise TableError(
+            f"{name} must be one outcome per item (a sequence), got a single value {arr!r}"
+        )
     if arr.ndim > 2:
         raise TableError(f"{name} must be 1-D (one outcome per item) or 2-D, got shape {arr.shape}")
     if arr.shape[-1] == 0:
@@ -542,8 +553,12 @@ def _outcomes(name: str, values: ArrayLike) -> NDArray[np.bool_]:
         return arr == 1.0
     if arr.dtype == object:
         flat = arr.ravel()
-        ok = np.array([isinstance(v, bool | np.bool_) or (isinstance(v, numbers.Real)
-                       and v in (0, 1)) for v in flat])
+        ok = np.array(
+            [
+                isinstance(v, bool | np.bool_) or (isinstance(v, numbers.Real) and v in (0, 1))
+                for v in flat
+            ]
+        )
         if not ok.all():
             bad = flat[~ok][0]
             raise TableError(f"{name} must hold 0/1 or booleans, found {bad!r}")
@@ -565,7 +580,9 @@ def _labels(name: str, values: ArrayLike) -> NDArray[Any]:
         raise TableError(f"{name} is empty; give one label per item")
     if arr.dtype.kind == "f" and np.isnan(arr).any():
         idx = int(np.flatnonzero(np.isnan(arr))[0])
-        raise TableError(f"{name} has a missing label (NaN) at item {idx}; every item needs a label")
+        raise TableError(
+            f"{name} has a missing label (NaN) at item {idx}; every item needs a label"
+        )
     if arr.dtype == object:
         missing = np.array([v is None or (isinstance(v, float) and math.isnan(v)) for v in arr])
         if missing.any():
@@ -578,9 +595,7 @@ def _count_both(xa: NDArray[np.bool_], xb: NDArray[np.bool_]) -> Any:
     return np.count_nonzero(xa & xb, axis=-1)
 
 
-def _count_matches(
-    y: NDArray[Any], pa: NDArray[Any], pb: NDArray[Any]
-) -> tuple[int, int, int]:
+def _count_matches(y: NDArray[Any], pa: NDArray[Any], pb: NDArray[Any]) -> tuple[int, int, int]:
     """Count items A got right, B got right and both got right, block by block.
 
     Working through the arrays in cache-sized blocks with preallocated boolean buffers keeps
@@ -601,4 +616,3 @@ def _count_matches(
         np.logical_and(xa, xb, out=xa)
         both += int(np.count_nonzero(xa))
     return n_a, n_b, both
-

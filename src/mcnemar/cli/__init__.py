@@ -37,7 +37,7 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
 
 
 class _LazyGroup(click.Group):
-    def main(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    def main(self, *args: Any, **kwargs: Any) -> Any:
         # Usage errors (unknown option, bad choice) become one line on stderr and exit code 2,
         # like every other kind of bad input.
         kwargs["standalone_mode"] = False

@@ -55,8 +55,12 @@ def _pick(values: dict[str, str | None], cell: str) -> tuple[str, str] | None:
 @_count_option("--only-a-right", "only_a_right", help="Items only A got right (cell b).")
 @_count_option("--only-b-right", "only_b_right", help="Items only B got right (cell c).")
 @_count_option("--both-wrong", "both_wrong", help="Items both systems got wrong (cell d).")
-@_count_option("--only-a-wrong", "only_a_wrong", help="Errors made by A alone ('A-only errors', cell c).")
-@_count_option("--only-b-wrong", "only_b_wrong", help="Errors made by B alone ('B-only errors', cell b).")
+@_count_option(
+    "--only-a-wrong", "only_a_wrong", help="Errors made by A alone ('A-only errors', cell c)."
+)
+@_count_option(
+    "--only-b-wrong", "only_b_wrong", help="Errors made by B alone ('B-only errors', cell b)."
+)
 @click.option("--name-a", default="A", show_default=True, help="Name of system A (e.g. candidate).")
 @click.option("--name-b", default="B", show_default=True, help="Name of system B (e.g. baseline).")
 @click.option(
@@ -66,10 +70,20 @@ def _pick(values: dict[str, str | None], cell: str) -> tuple[str, str] | None:
     show_default=True,
     help="'greater': A is more accurate than B; 'less': A is less accurate.",
 )
-@click.option("--confidence-level", type=float, default=0.95, show_default=True,
-              help="Confidence level of the intervals.")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Significance level of the conclusion.")
+@click.option(
+    "--confidence-level",
+    type=float,
+    default=0.95,
+    show_default=True,
+    help="Confidence level of the intervals.",
+)
+@click.option(
+    "--alpha",
+    type=float,
+    default=0.05,
+    show_default=True,
+    help="Significance level of the conclusion.",
+)
 @FORMAT_OPTION
 @handle_errors
 def test(
@@ -120,7 +134,7 @@ def test(
         message = str(exc)
         for cell, entry in cells.items():
             if entry is not None and message.startswith(f"{cell} "):
-                message = f"{entry[0]}{message[len(cell):]}"
+                message = f"{entry[0]}{message[len(cell) :]}"
         raise McNemarError(message) from None
     report = analyze(
         table,
