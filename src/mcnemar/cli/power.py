@@ -1,0 +1,127 @@
+"""``mcnemar power``: power, sample size and minimum detectable effect.
+
+Three questions, chosen by the options given:
+
+* ``--n`` with the discordant probabilities: the power of the test with that many items;
+* the discordant probabilities without ``--n``: the items needed for the target ``--power``;
+* ``--mde`` with ``--n`` and ``--discordance``: the smallest difference in accuracy the test
+  detects with the target power.
+
+The discordant probabilities are ``--p10`` (A right, B wrong) and ``--p01`` (the reverse), or
+``--difference`` (accuracy of A minus accuracy of B) with ``--discordance`` (``p10 + p01``).
+Everything statistical is in :mod:`mcnemar.planning`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from mcnemar.cli._common import FORMAT_OPTION, echo_json, handle_errors
+from mcnemar.errors import McNemarError
+
+__all__ = ["power"]
+
+
+def _emit(result: Any, fmt: str) -> None:
+    if fmt == "json":
+        echo_json(result.to_dict())
+    elif fmt == "markdown":
+        click.echo(result.to_markdown())
+    else:
+        click.echo(str(result))
+
+
+@click.command(
+    "power",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog=(
+        "\b\nExamples:\n"
+        "  mcnemar power --p10 0.06 --p01 0.04                 # items for 80% power\n"
+        "  mcnemar power --n 2000 --difference 0.02 --discordance 0.1\n"
+        "  mcnemar power --mde --n 500 --discordance 0.12      # what could 500 items detect?\n"
+        "\nExit status: 0 on success, 2 for bad input (one line on stderr)."
+    ),
+)
+@click.option("--n", "n", type=int, multiple=True, metavar="ITEMS",
+              help="Number of items: compute the power at this n (repeat for several), or the "
+                   "minimum detectable effect with --mde. Without it, the sample size is "
+                   "solved for.")
+@click.option("--p10", type=float, default=None,
+              help="Probability that A is right and B wrong on an item.")
+@click.option("--p01", type=float, default=None,
+              help="Probability that A is wrong and B right on an item.")
+@click.option("--difference", type=float, default=None,
+              help="Instead of --p10/--p01: accuracy(A) - accuracy(B), e.g. 0.02 for 2 points.")
+@click.option("--discordance", type=float, default=None,
+              help="With --difference or --mde: probability that the systems disagree on an "
+                   "item (p10 + p01).")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Significance level of the test.")
+@click.option("--power", "target", type=float, default=None,
+              help="Target power for the sample size or --mde (default 0.8).")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
+              default="two-sided", show_default=True,
+              help="greater: H1 is that A is more accurate than B.")
+@click.option("--method", type=click.Choice(["exact", "midp", "asymptotic", "connor"]),
+              default="exact", show_default=True,
+              help="Test whose power is computed (exactly); connor = Connor's (1987) normal "
+                   "approximation.")
+@click.option("--mde", is_flag=True, default=False,
+              help="Minimum detectable difference for --n and --discordance.")
+@FORMAT_OPTION
+@handle_errors
+def power(
+    n: tuple[int, ...],
+    p10: float | None,
+    p01: float | None,
+    difference: float | None,
+    discordance: float | None,
+    alpha: float,
+    target: float | None,
+    alternative: str,
+    method: str,
+    mde: bool,
+    fmt: str,
+) -> None:
+    """Power, sample size or minimum detectable effect of McNemar's test."""
+    from mcnemar import planning
+
+    n_arg: Any = None
+    if n:
+        n_arg = n[0] if len(n) == 1 else list(n)
+    if mde:
+        if not n:
+            raise McNemarError("--mde needs --n (the number of items) and --discordance")
+        if discordance is None:
+            raise McNemarError(
+                "--mde needs --discordance: the probability that the systems disagree on an "
+                "item (the observed share of discordant items, D/n)"
+            )
+        if p10 is not None or p01 is not None or difference is not None:
+            raise McNemarError(
+                "--mde solves for the difference: give only --n and --discordance (not --p10, "
+                "--p01 or --difference)"
+            )
+        result: Any = planning.minimum_detectable_effect(
+            n_arg, discordance, power=0.8 if target is None else target, alpha=alpha,
+            alternative=alternative, method=method,
+        )
+    elif n:
+        if target is not None:
+            raise McNemarError(
+                "--power is the target for a sample size (leave out --n) or for --mde; with "
+                "--n the power is what gets computed"
+            )
+        result = planning.power(
+            n_arg, p10, p01, difference=difference, discordance=discordance, alpha=alpha,
+            alternative=alternative, method=method,
+        )
+    else:
+        result = planning.sample_size(
+            p10, p01, difference=difference, discordance=discordance,
+            power=0.8 if target is None else target, alpha=alpha, alternative=alternative,
+            method=method,
+        )
+    _emit(result, fmt)
