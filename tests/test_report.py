@@ -142,3 +142,33 @@ def test_alignment_is_carried() -> None:
     rep = analyze(PairedTable(a=1, b=1, c=0, d=1), alignment=Summary())
     assert rep.to_dict()["alignment"] == {"matched": 3}
     assert "3 items matched" in str(rep)
+
+
+def test_clustered_items_change_the_recommendation() -> None:
+    # Psychiatry data (Donner & Petryshen 1989; Eliasziw & Donner 1991): 29 clusters.
+    from pathlib import Path
+
+    from mcnemar import clustered
+
+    data = json.loads((Path(__file__).parent / "data" / "clustered.json").read_text())
+    clusters = np.array(data["datasets"]["psychiatry"]["clusters"])
+    result = clustered(clusters)
+    rep = analyze(PairedTable(*clusters.sum(axis=0)), clustered=result)
+    d = rep.to_dict()
+    assert d["recommended"]["test"] == "clustered"
+    assert d["tests"]["clustered"]["recommended"] is True
+    assert d["tests"]["exact"]["recommended"] is False
+    assert round(d["tests"]["clustered"]["statistic"], 2) == 7.19  # published Obuchowski value
+    assert rep.pvalue == pytest.approx(result.pvalue)
+    assert d["clustered"]["design_effect"] == pytest.approx(result.design_effect)
+    assert "cluster-robust" in rep.conclusion.text
+    assert "Design effect 1.26" in " ".join(str(rep).split())
+    assert rep.assumptions[0].startswith("The clusters are independent")
+    json.dumps(d, allow_nan=False)
+    # one-sided: half the tail in the observed direction (B better here)
+    less = analyze(PairedTable(*clusters.sum(axis=0)), clustered=result, alternative="less")
+    assert less.pvalue == pytest.approx(result.pvalue / 2)
+    greater = analyze(PairedTable(*clusters.sum(axis=0)), clustered=result, alternative="greater")
+    assert greater.pvalue == pytest.approx(1 - result.pvalue / 2)
+    with pytest.raises(McNemarError, match="same items"):
+        analyze(PairedTable(a=1, b=2, c=3, d=4), clustered=result)

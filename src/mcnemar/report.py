@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from mcnemar.inference import (
     unpaired_ztest,
 )
 from mcnemar.table import PairedTable
+
+if TYPE_CHECKING:
+    from mcnemar.clustering import ClusteredResult
 
 __all__ = ["SCHEMA", "Conclusion", "Report", "analyze"]
 
@@ -54,6 +57,11 @@ ASSUMPTIONS = (
     "The test set was not used to choose, tune or select either system (an honest held-out set).",
     "The conclusion is about these two trained systems on items like these, not about the "
     "training algorithms that produced them.",
+)
+
+CLUSTERED_ASSUMPTIONS = (
+    "The clusters are independent of one another; items within a cluster may be related.",
+    *ASSUMPTIONS[1:],
 )
 
 
@@ -134,16 +142,23 @@ class Report:
     assumptions: tuple[str, ...] = ASSUMPTIONS
     warnings: tuple[str, ...] = ()
     alignment: Any = None
+    clustered: ClusteredResult | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     # -- convenience ---------------------------------------------------------------------------
     @property
     def pvalue(self) -> float:
         """The recommended p-value."""
+        if self.recommended == "clustered" and self.clustered is not None:
+            return _clustered_pvalue(self.clustered, self.alternative)
         return float(self.tests[self.recommended].pvalue)
 
     @property
     def log10_pvalue(self) -> float:
+        """log10 of the recommended p-value (finite where the p-value underflows)."""
+        if self.recommended == "clustered":
+            p = self.pvalue
+            return math.log10(p) if p > 0 else -math.inf
         return float(self.tests[self.recommended].log10_pvalue)
 
     @property
@@ -220,6 +235,28 @@ class Report:
             "assumptions": list(self.assumptions),
             "warnings": list(self.warnings),
         }
+        if self.clustered is not None:
+            cl = self.clustered
+            p = self.pvalue
+            tests["clustered"] = {
+                "name": cl.name,
+                "convention": "chi-square on 1 degree of freedom"
+                + ("" if self.alternative == "two-sided" else "; one-sided: half the tail"),
+                "statistic": _plain(cl.statistic),
+                "pvalue": _plain(p),
+                "log10_pvalue": _plain(math.log10(p)) if p > 0 else None,
+                "recommended": self.recommended == "clustered",
+            }
+            section = cl.to_dict()
+            if cl.difference is not None and cl.standard_error is not None:
+                ci = cl.confidence_interval(self.confidence_level)
+                section["confidence_interval"] = {
+                    **ci.to_dict(),
+                    "confidence_level": self.confidence_level,
+                    "method": "CR1 cluster-robust, t with K - 1 df",
+                }
+                section["interval_widening"] = _plain(cl.interval_widening(self.confidence_level))
+            out["clustered"] = section
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
         out.update(self.extra)
@@ -264,6 +301,28 @@ class Report:
             f"{100 * self.detectable_difference:.1f} points or more."
         )
 
+    def _clustered_text(self) -> str:
+        cl = self.clustered
+        if cl is None:
+            return ""
+        p = self.pvalue
+        p_text = format_pvalue(p, math.log10(p)) if p > 0 else "0"
+        text = (
+            f"The items come in {cl.clusters} clusters. The {cl.name} gives chi-square = "
+            f"{float(cl.statistic):.4g}, p = {p_text} (the unclustered chi-square test: "
+            f"{float(cl.mcnemar_statistic):.4g}, p = {float(cl.mcnemar_pvalue):.4g})."
+        )
+        widening = cl.interval_widening(self.confidence_level)
+        if cl.design_effect is not None and cl.difference is not None and widening is not None:
+            ci = cl.confidence_interval(self.confidence_level)
+            text += (
+                f" Design effect {cl.design_effect:.3g}: the clustering inflates the variance of "
+                f"the difference {cl.design_effect:.3g}-fold, and the cluster-robust "
+                f"{self.confidence_level:.0%} interval {_points_interval(ci.low, ci.high)} is "
+                f"{widening:.3g} times as wide as one that treats the items as independent."
+            )
+        return text
+
     def _interval_lines(self) -> list[tuple[str, str]]:
         rows = []
         for key, ci in self.difference_intervals.items():
@@ -272,7 +331,8 @@ class Report:
 
     def __str__(self) -> str:
         na, nb = self.names
-        lines = [f"McNemar analysis: {na} (A) vs {nb} (B)", ""]
+        title = f"{na} vs {nb}" if (na, nb) == ("A", "B") else f"{na} (A) vs {nb} (B)"
+        lines = [f"McNemar analysis: {title}", ""]
         lines.append(_wrap(self.words()))
         acc = self.accuracy
         if acc is not None:
@@ -310,6 +370,8 @@ class Report:
             lines += ["", "The wrong comparison:", _wrap(self._unpaired_text())]
         if self.detectable_difference is not None:
             lines += ["", "What this test set could detect:", _wrap(self._power_text())]
+        if self.clustered is not None:
+            lines += ["", "Clustered items:", _wrap(self._clustered_text())]
         if self.alignment is not None:
             lines += ["", "Alignment of the two runs:", str(self.alignment)]
         lines += ["", "Assumptions:"] + [_wrap("- " + a, indent="  ") for a in self.assumptions]
@@ -352,6 +414,8 @@ class Report:
             out += [f"> {self._unpaired_text()}", ""]
         if self.detectable_difference is not None:
             out += [self._power_text(), ""]
+        if self.clustered is not None:
+            out += [self._clustered_text(), ""]
         if self.alignment is not None:
             out += [
                 "<details><summary>Alignment</summary>",
@@ -423,6 +487,7 @@ def analyze(
     alpha: float = 0.05,
     alignment: _Alignment | None = None,
     power: float = 0.8,
+    clustered: ClusteredResult | None = None,
 ) -> Report:
     """Analyse one paired table completely: every test, the recommended p-value, intervals,
     the unpaired pitfall, detectable difference and a conclusion in words.
@@ -445,6 +510,11 @@ def analyze(
         ``__str__``); shown in the report and in the JSON as ``"alignment"``.
     power : float
         Power at which the detectable difference is stated (default 80%).
+    clustered : ClusteredResult, optional
+        The clustered test of the same items (:func:`mcnemar.clustered`), when items come in
+        clusters (related questions, repeated samples of one item). It then becomes the
+        recommended test: the plain tests treat the items as independent and overstate the
+        evidence. The report states the design effect and the cluster-robust interval.
 
     Returns
     -------
@@ -548,7 +618,35 @@ def analyze(
         )
 
     rec = tests[recommended]
-    significant = bool(float(rec.pvalue) < alpha)
+    p_value, log10_p = float(rec.pvalue), float(rec.log10_pvalue)
+    test_name = {"exact": "exact", "asymptotic": "chi-square"}[recommended]
+    headline_ci = diff_ci.get("newcombe")
+    ci_label = "Newcombe"
+    if clustered is not None:
+        if (clustered.b, clustered.c) != (int(b), int(c)):
+            raise McNemarError(
+                f"clustered has b = {clustered.b}, c = {clustered.c} but the table has b = {b}, "
+                f"c = {c}; pass the clustered test of the same items"
+            )
+        p_value = _clustered_pvalue(clustered, alternative)
+        log10_p = math.log10(p_value) if p_value > 0 else -math.inf
+        design = clustered.design_effect
+        recommended = "clustered"
+        reason = (
+            f"the {big_d} discordant items come from {clustered.clusters} clusters, so they are "
+            "not independent and the plain tests overstate the evidence"
+            + (f" (design effect {design:.3g})" if design is not None else "")
+            + f": report the {clustered.name} (chi-square on 1 degree of freedom"
+            + ("" if alternative == "two-sided" else ", halved for the one-sided alternative")
+            + ")."
+        )
+        test_name = "clustered"
+        if clustered.difference is not None and clustered.standard_error is not None:
+            headline_ci = clustered.confidence_interval(confidence_level)
+            ci_label = "cluster-robust"
+    if not math.isfinite(p_value):
+        warnings.append("the recommended test is undefined for these data; no conclusion drawn")
+    significant = bool(math.isfinite(p_value) and p_value < alpha)
     better: str | None = None
     if significant:
         if alternative == "greater":
@@ -562,11 +660,13 @@ def analyze(
         table=t,
         significant=significant,
         better=better,
-        test=rec,
+        test_name=test_name,
+        p_text=format_pvalue(p_value, log10_p) if math.isfinite(p_value) else "undefined",
         alpha=alpha,
         alternative=alternative,
         diff=diff,
-        ci=diff_ci.get("newcombe"),
+        ci=headline_ci,
+        ci_label=ci_label,
         level=confidence_level,
         detectable=detectable,
         power=power,
@@ -591,9 +691,24 @@ def analyze(
         detectable_difference=detectable,
         power_target=power,
         conclusion=conclusion,
+        assumptions=ASSUMPTIONS if clustered is None else CLUSTERED_ASSUMPTIONS,
         warnings=tuple(warnings),
         alignment=alignment,
+        clustered=clustered,
     )
+
+
+def _clustered_pvalue(result: ClusteredResult, alternative: str) -> float:
+    """The clustered test's p-value for ``alternative`` (one-sided: half the chi-square tail
+    in the observed direction, one minus that against it)."""
+    p = float(result.pvalue)
+    if alternative == "two-sided" or not math.isfinite(p):
+        return p
+    if result.b == result.c:
+        return 1.0 - p / 2.0
+    toward_a = result.b > result.c
+    agrees = toward_a if alternative == "greater" else not toward_a
+    return p / 2.0 if agrees else 1.0 - p / 2.0
 
 
 def _maybe(x: Any) -> float | None:
@@ -609,19 +724,19 @@ def _conclusion(
     table: PairedTable,
     significant: bool,
     better: str | None,
-    test: McNemarResult,
+    test_name: str,
+    p_text: str,
     alpha: float,
     alternative: str,
     diff: float | None,
     ci: Any,
+    ci_label: str,
     level: float,
     detectable: float | None,
     power: float,
 ) -> Conclusion:
     na, nb = names
     b, c = int(table.arrays()[1]), int(table.arrays()[2])
-    p_text = format_pvalue(test.pvalue, test.log10_pvalue)
-    test_name = {"exact": "exact", "asymptotic": "chi-square"}.get(test.method, test.method)
     split = (
         f"{na} was right on {b} item{'s' if b != 1 else ''} where {nb} was wrong, "
         f"and {nb} on {c} where {na} was wrong"
@@ -633,7 +748,7 @@ def _conclusion(
         if diff is None or ci is None or not math.isfinite(float(ci.low)):
             return ""
         lo, hi = sorted((sign * float(ci.low), sign * float(ci.high)))
-        return f" ({level:.0%} CI {_points(lo)} to {_points(hi)} points, Newcombe)"
+        return f" ({level:.0%} CI {_points(lo)} to {_points(hi)} points, {ci_label})"
 
     if significant and better is not None:
         winner, loser = (na, nb) if better == "a" else (nb, na)
