@@ -209,7 +209,8 @@ def test_bad_arguments() -> None:
     t = PairedTable(b=3, c=4)
     with pytest.raises(
         McNemarError,
-        match="method must be one of 'exact', 'midp', 'asymptotic', 'corrected'; got 'fisher'",
+        match="method must be one of 'exact', 'midp', 'asymptotic', 'corrected', "
+        "'unconditional'; got 'fisher'",
     ):
         mcnemar(t, method="fisher")
     with pytest.raises(McNemarError, match="alternative must be one of"):
@@ -298,3 +299,72 @@ def test_stack_of_2x2_arrays() -> None:
     r = mcnemar(stack)
     assert r.pvalue.shape == (2,)
     assert r.pvalue[1] == pytest.approx(0.052479, abs=5e-7)
+
+
+# -- the exact unconditional test ---------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("cells", "gamma", "refine", "printed"),
+    [
+        # REFERENCES.md 3.3: contingencytables' tests, floor(cavo/10) = (5, 0, 1, 8); gamma 1e-4
+        # on its 1000-point grid, and gamma = 0.
+        ((5, 0, 1, 8), 1e-4, False, "0.542071"),
+        ((5, 0, 1, 8), 0.0, False, "0.54197"),
+        # bentur_2009 (re-implementation in REFERENCES.md; Fagerland et al. 2013 print 0.035).
+        ((1, 1, 7, 12), 1e-4, True, "0.035416"),
+        ((1, 1, 7, 12), 0.0, True, "0.035316"),
+        ((1, 1, 7, 12), 1e-4, True, "0.035"),
+        # T1, the calculator's table
+        ((157, 17, 3, 23), 1e-4, True, "0.0015925"),
+    ],
+)
+def test_unconditional_reference_values(
+    cells: tuple[int, int, int, int], gamma: float, refine: bool, printed: str
+) -> None:
+    from mcnemar.unconditional import unconditional_pvalue
+
+    a, b, c, d = cells
+    got = unconditional_pvalue(b, c, a + b + c + d, gamma=gamma, refine=refine)
+    assert_printed(got, printed)
+
+
+def test_unconditional_refinement_only_raises_the_maximum() -> None:
+    from mcnemar.unconditional import unconditional_pvalue
+
+    for b, c, n in [(0, 1, 14), (1, 7, 21), (9, 2, 40)]:
+        grid = unconditional_pvalue(b, c, n, refine=False)
+        assert unconditional_pvalue(b, c, n) >= grid
+        assert unconditional_pvalue(b, c, n) - grid < 1e-5
+
+
+def test_unconditional_by_brute_force_enumeration() -> None:
+    # Independent check: enumerate every (x12, x21) table of N items with the trinomial
+    # probability, over the same grid of the nuisance parameter, gamma = 0.
+    from scipy.stats import multinomial
+
+    from mcnemar.unconditional import unconditional_pvalue
+
+    n, b, c = 12, 1, 6
+    t_obs = (b - c) ** 2 / (b + c)
+    pis = np.linspace(0.0, 1.0, 1000)
+    best = 0.0
+    tables = [(x, y) for x in range(n + 1) for y in range(n + 1 - x) if x + y > 0]
+    extreme = [(x, y) for x, y in tables if (x - y) ** 2 / (x + y) >= t_obs - 1e-12]
+    for pi in pis:
+        probs = [
+            multinomial.pmf([x, y, n - x - y], n, [pi / 2, pi / 2, 1 - pi]) for x, y in extreme
+        ]
+        best = max(best, float(np.sum(probs)))
+    assert unconditional_pvalue(b, c, n, gamma=0.0, refine=False) == pytest.approx(best, rel=1e-10)
+
+
+def test_unconditional_through_mcnemar() -> None:
+    r = mcnemar(PairedTable(a=1, b=1, c=7, d=12), method="unconditional")
+    assert_printed(r.pvalue, "0.035416")
+    assert r.statistic == pytest.approx(36 / 8)
+    one = mcnemar(PairedTable(a=1, b=1, c=7, d=12), method="unconditional", alternative="less")
+    assert one.pvalue < r.pvalue
+    with pytest.raises(McNemarError, match="needs N"):
+        mcnemar(PairedTable(b=1, c=7), method="unconditional")
+    vec = mcnemar(PairedTable(a=[1, 157], b=[1, 17], c=[7, 3], d=[12, 23]), method="unconditional")
+    assert vec.pvalue[1] == pytest.approx(0.0015925, abs=5e-8)
+    assert mcnemar(PairedTable(a=5, b=0, c=0, d=5), method="unconditional").pvalue == 1.0

@@ -59,6 +59,7 @@ _METHOD_ALIASES = {
     "chi-square": "asymptotic",
     "corrected": "corrected",
     "edwards": "corrected",
+    "unconditional": "unconditional",
 }
 _LN10 = math.log(10.0)
 _LN2 = math.log(2.0)
@@ -68,6 +69,7 @@ NAMES = {
     "midp": "mid-p test",
     "asymptotic": "chi-square test",
     "corrected": "continuity-corrected chi-square test (Edwards)",
+    "unconditional": "exact unconditional test (Suissa-Shuster, Berger-Boos)",
 }
 CONVENTIONS = {
     ("exact", "two-sided"): "two-sided p = min(1, 2 * smaller binomial tail), X ~ Bin(D, 1/2)",
@@ -84,6 +86,11 @@ CONVENTIONS = {
     ("asymptotic", "less"): "one-sided p = P(Z <= (b - c)/sqrt(D))",
     ("corrected", "greater"): "one-sided p = P(Z >= (b - c - 1)/sqrt(D))",
     ("corrected", "less"): "one-sided p = P(Z <= (b - c + 1)/sqrt(D))",
+    ("unconditional", "two-sided"): (
+        "max over the discordance rate (99.99% interval, + 1e-4) of P(chi-square >= observed)"
+    ),
+    ("unconditional", "greater"): "max over the discordance rate of P(Z >= observed z)",
+    ("unconditional", "less"): "max over the discordance rate of P(Z <= observed z)",
 }
 
 
@@ -262,9 +269,8 @@ def check_alternative(alternative: Any) -> str:
 def _check_method(method: Any, correction: bool) -> str:
     key = _METHOD_ALIASES.get(method) if isinstance(method, str) else None
     if key is None:
-        raise McNemarError(
-            f"method must be one of {', '.join(repr(m) for m in METHODS)}; got {method!r}"
-        )
+        valid = ", ".join(repr(m) for m in (*METHODS, "unconditional"))
+        raise McNemarError(f"method must be one of {valid}; got {method!r}")
     if not isinstance(correction, bool | np.bool_):
         raise McNemarError(f"correction must be True or False, got {correction!r}")
     if correction:
@@ -344,11 +350,14 @@ def mcnemar(
         The paired table(s): a :class:`PairedTable` (cells may be arrays) or a 2x2 array
         ``[[a, b], [c, d]]`` with rows A right / A wrong and columns B right / B wrong, or a
         stack of them with shape (..., 2, 2).
-    method : {"exact", "midp", "asymptotic", "corrected"}
+    method : {"exact", "midp", "asymptotic", "corrected", "unconditional"}
         ``"exact"``: exact conditional binomial test (default; trust it below 25 discordant
         items); ``"midp"``: mid-p test (less conservative, recommended by Fagerland et al.
         2013); ``"asymptotic"``: chi-square; ``"corrected"``: chi-square with Edwards'
-        continuity correction (same as ``method="asymptotic", correction=True``).
+        continuity correction (same as ``method="asymptotic", correction=True``);
+        ``"unconditional"``: exact unconditional test (Suissa & Shuster 1991, Berger-Boos
+        gamma = 1e-4; needs a and d; see :mod:`mcnemar.unconditional`), computed table by
+        table.
     alternative : {"two-sided", "greater", "less"}
         ``"greater"``: A is more accurate than B (b > c); ``"less"``: A is less accurate.
     correction : bool
@@ -386,8 +395,11 @@ def mcnemar(
     t = as_table(table)
     key = _check_method(method, correction)
     alt = check_alternative(alternative)
-    _, b, c, _ = t.arrays()
-    statistic, pvalue, log10p, zscore = pvalues(b, c, key, alt)
+    a, b, c, d = t.arrays()
+    if key == "unconditional":
+        statistic, pvalue, log10p, zscore = _unconditional(a, b, c, d, alt)
+    else:
+        statistic, pvalue, log10p, zscore = pvalues(b, c, key, alt)
     return McNemarResult(
         statistic=_out(statistic),
         pvalue=_out(pvalue),
@@ -397,6 +409,33 @@ def mcnemar(
         alternative=alt,
         table=t,
     )
+
+
+def _unconditional(
+    a: NDArray[np.int64] | None,
+    b: NDArray[np.int64],
+    c: NDArray[np.int64],
+    d: NDArray[np.int64] | None,
+    alternative: str,
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    from mcnemar.unconditional import unconditional_pvalue
+
+    if a is None or d is None:
+        raise McNemarError(
+            "the unconditional test needs N: give a (both right) and d (both wrong) as well as "
+            "b and c"
+        )
+    statistic, _, _, zscore = pvalues(b, c, "asymptotic", alternative)
+    n = a + b + c + d
+    # Each table maximises over its own nuisance parameter: one solve per table.
+    flat = [
+        unconditional_pvalue(int(x), int(y), int(m), alternative=alternative)
+        for x, y, m in zip(b.ravel(), c.ravel(), n.ravel(), strict=True)
+    ]
+    pvalue = np.array(flat, dtype=np.float64).reshape(b.shape)
+    with np.errstate(divide="ignore"):
+        log10p = np.log10(pvalue)
+    return statistic, pvalue, log10p, zscore
 
 
 def unpaired_ztest(
