@@ -1,0 +1,266 @@
+"""``mcnemar pairwise``: compare many runs on the same items.
+
+The runs come either as result files (one per run, read and aligned on their item keys by
+:mod:`mcnemar.io`) or as one wide CSV (``--matrix``: one 0/1 column per model, one row per
+item). Everything statistical is :func:`mcnemar.multiple.pairwise`; the plots are
+:mod:`mcnemar.plotting`.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import click
+
+from mcnemar.cli._common import FORMAT_OPTION, echo_json, handle_errors
+from mcnemar.errors import InputFileError, McNemarError
+
+__all__ = ["pairwise"]
+
+_TRUE = {"1", "1.0", "true", "True", "TRUE"}
+_FALSE = {"0", "0.0", "false", "False", "FALSE"}
+
+
+def read_matrix_csv(path: str, id_column: str | None = None) -> tuple[list[str], Any]:
+    """Read a wide 0/1 CSV: a header of model names, then one row per item.
+
+    Returns the model names and the K x N int8 correctness matrix. ``id_column`` names a
+    column of item keys to skip.
+    """
+    import numpy as np
+
+    try:
+        handle = open(path, newline="", encoding="utf-8-sig")
+    except OSError as exc:
+        raise InputFileError(f"cannot open the file: {exc.strerror}", path=path) from None
+    with handle:
+        reader = csv.reader(handle)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise InputFileError(
+                "the file is empty; expected a header of model names, then one row of 0/1 "
+                "per item",
+                path=path,
+            ) from None
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputFileError(f"not a readable CSV file: {exc}", path=path, line=1) from None
+        header = [h.strip() for h in header]
+        keep = list(range(len(header)))
+        if id_column is not None:
+            if id_column not in header:
+                raise InputFileError(
+                    f"--id-column {id_column!r} is not a column; the columns are {header!r}",
+                    path=path, line=1,
+                )
+            keep.remove(header.index(id_column))
+        names = [header[i] for i in keep]
+        rows: list[list[int]] = []
+        line = 1
+        try:
+            for line, row in enumerate(reader, start=2):
+                if not row or all(not cell.strip() for cell in row):
+                    continue
+                if len(row) != len(header):
+                    raise InputFileError(
+                        f"expected {len(header)} values (one per column of the header), got "
+                        f"{len(row)}",
+                        path=path, line=line,
+                    )
+                values = []
+                for i in keep:
+                    cell = row[i].strip()
+                    if cell in _TRUE:
+                        values.append(1)
+                    elif cell in _FALSE:
+                        values.append(0)
+                    else:
+                        raise InputFileError(
+                            f"column {header[i]!r} has {cell!r}; every model column must hold "
+                            "0/1 (or true/false) for every item",
+                            path=path, line=line,
+                        )
+                rows.append(values)
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputFileError(f"not a readable CSV file: {exc}", path=path, line=line) from None
+    if not rows:
+        raise InputFileError("the file has a header but no items", path=path)
+    return names, np.asarray(rows, dtype=np.int8).T
+
+
+def _read_runs(
+    paths: tuple[str, ...],
+    *,
+    score: str | None,
+    on_missing: str,
+    threshold: float | None,
+    reduce: str | None,
+) -> tuple[list[str], Any]:
+    from mcnemar.io import align_many, read_run
+
+    runs = [read_run(p, score=score) for p in paths]
+    _, correct = align_many(runs, on_missing=on_missing, threshold=threshold, reduce=reduce)
+    names = []
+    for path, run in zip(paths, runs, strict=True):
+        name = getattr(run, "name", None)
+        names.append(str(name) if name else Path(path).stem)
+    # two files with the same stem still need distinct names
+    for i, name in enumerate(names):
+        if names.count(name) > 1:
+            names[i] = f"{name} ({paths[i]})"
+    return names, correct
+
+
+def _baseline(value: str | None, names: list[str]) -> int | str | None:
+    if value is None or value in names:
+        return value
+    try:
+        return int(value)
+    except ValueError:
+        raise McNemarError(
+            f"--baseline {value!r} is neither a run name nor an index; the runs are "
+            f"{names!r} (indices 0..{len(names) - 1})"
+        ) from None
+
+
+@click.command(
+    "pairwise",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="Exit status: 0 on success, 2 for bad input (one line on stderr).",
+)
+@click.argument("runs", nargs=-1, type=click.Path(dir_okay=True, path_type=str))
+@click.option("--matrix", "matrix_file", type=click.Path(dir_okay=False, path_type=str),
+              help="A wide CSV instead of run files: a header of model names, then one row of "
+                   "0/1 per item.")
+@click.option("--id-column", default=None, metavar="NAME",
+              help="With --matrix: a column of item keys to skip.")
+@click.option("--names", default=None, metavar="A,B,...",
+              help="Comma-separated model names, in input order (default: file names, or the "
+                   "CSV header).")
+@click.option("--baseline", default=None, metavar="NAME_OR_INDEX",
+              help="Compare every run with this one (a name, or an index counting from 0 in "
+                   "input order) instead of all pairs.")
+@click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]),
+              default="holm", show_default=True,
+              help="Multiplicity adjustment (bh = Benjamini-Hochberg).")
+@click.option("--method", type=click.Choice(["exact", "midp", "asymptotic", "corrected"]),
+              default="exact",
+              show_default=True, help="McNemar test for each pair.")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
+              default="two-sided", show_default=True,
+              help="One-sided alternatives need --baseline (greater: the run beats the "
+                   "baseline).")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Significance level after adjustment.")
+@click.option("--confidence-level", type=float, default=0.95, show_default=True,
+              help="Level of each pair's interval for the difference.")
+@click.option("--score", default=None, metavar="NAME",
+              help="Run files: the column, metric or scorer holding each item's outcome.")
+@click.option("--on-missing", type=click.Choice(["error", "intersect"]), default="error",
+              show_default=True,
+              help="Run files: refuse items missing from some run, or keep only the items "
+                   "every run has.")
+@click.option("--threshold", type=float, default=None,
+              help="Run files: a score >= THRESHOLD counts as right (for non-0/1 scores).")
+@click.option("--reduce", type=click.Choice(["mean", "majority", "first"]), default=None,
+              help="Run files: how to combine several samples (epochs) of one item.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=str),
+              default=None, help="Also draw a plot to this .png/.svg/.pdf file.")
+@click.option("--plot-kind", type=click.Choice(["auto", "heatmap", "forest"]), default="auto",
+              show_default=True,
+              help="auto: heatmap of adjusted p-values for all pairs, forest plot with "
+                   "--baseline.")
+@FORMAT_OPTION
+@handle_errors
+def pairwise(
+    runs: tuple[str, ...],
+    matrix_file: str | None,
+    id_column: str | None,
+    names: str | None,
+    baseline: str | None,
+    adjust: str,
+    method: str,
+    alternative: str,
+    alpha: float,
+    confidence_level: float,
+    score: str | None,
+    on_missing: str,
+    threshold: float | None,
+    reduce: str | None,
+    plot_path: str | None,
+    plot_kind: str,
+    fmt: str,
+) -> None:
+    """Compare many runs on the same items: all pairs, adjusted p-values, letter groups.
+
+    \b
+    Examples:
+      mcnemar pairwise base.jsonl big.jsonl small.jsonl
+      mcnemar pairwise --matrix scores.csv --format markdown --plot heatmap.png
+      mcnemar pairwise --matrix scores.csv --baseline base --plot forest.png
+    """
+    from mcnemar.multiple import pairwise as compute
+
+    if matrix_file is not None and runs:
+        raise McNemarError("give either run files or --matrix FILE, not both")
+    if matrix_file is None and len(runs) < 2:
+        raise McNemarError(
+            f"need at least 2 run files to compare (got {len(runs)}), or --matrix FILE"
+        )
+    if id_column is not None and matrix_file is None:
+        raise McNemarError("--id-column only applies to --matrix FILE")
+    if matrix_file is not None:
+        used = [opt for opt, value in (("--score", score), ("--threshold", threshold),
+                                       ("--reduce", reduce)) if value is not None]
+        if on_missing != "error":
+            used.append("--on-missing")
+        if used:
+            raise McNemarError(
+                f"{', '.join(used)} only apply to run files, not to --matrix FILE"
+            )
+    if plot_path is not None:
+        from mcnemar import plotting
+
+        plotting._check_path(plot_path)  # refuse a bad file name before any work
+    if matrix_file is not None:
+        model_names, correct = read_matrix_csv(matrix_file, id_column)
+    else:
+        model_names, correct = _read_runs(
+            runs, score=score, on_missing=on_missing, threshold=threshold, reduce=reduce
+        )
+    if names is not None:
+        given = [n.strip() for n in names.split(",")]
+        if len(given) != len(model_names):
+            raise McNemarError(
+                f"--names has {len(given)} name(s) but there are {len(model_names)} runs: "
+                f"{names!r}"
+            )
+        model_names = given
+    result = compute(
+        correct,
+        names=model_names,
+        adjust=adjust,  # type: ignore[arg-type]
+        method=method,  # type: ignore[arg-type]
+        baseline=_baseline(baseline, model_names),
+        alpha=alpha,
+        confidence_level=confidence_level,
+        alternative=alternative,  # type: ignore[arg-type]
+    )
+    fmt = fmt.lower()
+    if fmt == "json":
+        echo_json(result.to_dict())
+    elif fmt == "markdown":
+        click.echo(result.to_markdown(), nl=False)
+    else:
+        click.echo(str(result))
+    if plot_path is not None:
+        from mcnemar import plotting
+
+        kind = plot_kind
+        if kind == "auto":
+            kind = "heatmap" if result.baseline is None else "forest"
+        draw = plotting.pairwise_heatmap if kind == "heatmap" else plotting.forest
+        written = draw(result, plot_path)
+        click.echo(f"mcnemar: wrote the {kind} plot to {written}", err=True)
