@@ -226,26 +226,25 @@ def _log_lower_small(k: FloatArray, n: FloatArray, *, mid: bool) -> FloatArray:
     out = np.empty_like(k)
     if k.size == 0:
         return out
-    logpmf = log_pmf_half(k, n)
-    # ratio R = L(k) / Pr(X = k) >= 1; M(k) / Pr(X = k) = R - 1/2.
-    ratio = np.empty_like(k)
     slow = n > FAST_N
-    fast = ~slow
-    if np.any(fast):
-        tail = special.betainc(n[fast] - k[fast], k[fast] + 1.0, 0.5)
-        underflow = tail < _TINY
-        with np.errstate(divide="ignore", invalid="ignore"):
-            r = tail / np.exp(logpmf[fast])
-        ratio[fast] = r
-        if np.any(underflow):
-            idx = np.flatnonzero(fast)[underflow]
-            slow[idx] = True
+    fast = np.flatnonzero(~slow)
+    if fast.size:
+        kf, nf = k[fast], n[fast]
+        tail = special.betainc(nf - kf, kf + 1.0, 0.5)
+        ok = tail >= _TINY
+        value = tail[ok]
+        if mid:
+            # M(k) = L(k) - Pr(X = k)/2 >= L(k)/2: no cancellation.
+            value = value - 0.5 * np.exp(log_pmf_half(kf[ok], nf[ok]))
+        out[fast[ok]] = np.log(value)
+        slow[fast[~ok]] = True
     if np.any(slow):
         ks, ns = k[slow], n[slow]
-        ratio[slow] = (ns - ks) * np.exp(_log_j(ks, ns))
-    if mid:
-        ratio = ratio - 0.5
-    out[...] = logpmf + np.log(ratio)
+        # ratio R = L(k) / Pr(X = k) >= 1; M(k) / Pr(X = k) = R - 1/2.
+        ratio = (ns - ks) * np.exp(_log_j(ks, ns))
+        if mid:
+            ratio = ratio - 0.5
+        out[slow] = log_pmf_half(ks, ns) + np.log(ratio)
     return out
 
 
