@@ -1,0 +1,345 @@
+"""Request and response models of the calculator's JSON API.
+
+The models do two jobs: they validate what arrives (so that bad input gets a 422 that names
+the field) and they document the API in the OpenAPI schema that FastAPI generates from them.
+They hold no statistics: the response body is :meth:`mcnemar.report.Report.to_dict` (schema
+``mcnemar.report/1``, see ``docs/report-schema.md``), described here only so that clients and
+the schema-driven fuzz tests know its shape.
+
+Counts must arrive as JSON numbers with a whole value (``17`` or ``17.0``); booleans, strings
+and fractional numbers are refused, because silently turning ``true`` into 1 or ``"17"`` into
+17 hides mistakes in the caller's code.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    Field,
+    StringConstraints,
+    Tag,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+__all__ = [
+    "MAX_COUNT",
+    "AnalyzeRequest",
+    "CompareOptions",
+    "Distribution",
+    "ErrorBody",
+    "ErrorDetail",
+    "ErrorResponse",
+    "ErrorsFramingRequest",
+    "PassesFramingRequest",
+    "ReportResponse",
+]
+
+#: Largest count accepted: the largest integer a browser's JavaScript represents exactly.
+MAX_COUNT = 2**53 - 1
+
+Alternative = Literal["two-sided", "greater", "less"]
+Include = Literal["distribution", "markdown", "text"]
+
+
+def _echo(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fail(kind: str, message: str) -> PydanticCustomError:
+    # The message is complete; no context, so pydantic does not treat braces as placeholders.
+    return PydanticCustomError(kind, message)
+
+
+def _whole_count(value: Any) -> Any:
+    # bool is a subclass of int, so it must be refused before any numeric check.
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(
+            "count_type",
+            f"must be a whole number >= 0 given as a JSON number; got {_echo(value)}",
+        )
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise _fail("count_fraction", f"must be a whole number >= 0; got {_echo(value)}")
+        value = int(value)
+    if value < 0:
+        raise _fail("count_negative", f"must be a whole number >= 0; got {_echo(value)}")
+    if value > MAX_COUNT:
+        raise _fail(
+            "count_too_large", f"must be at most {MAX_COUNT} (2**53 - 1); got {_echo(value)}"
+        )
+    return value
+
+
+def _open_unit_interval(value: Any) -> Any:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise _fail(
+            "level_type",
+            f"must be a number strictly between 0 and 1 (e.g. 0.95); got {_echo(value)}",
+        )
+    if not (math.isfinite(value) and 0 < value < 1):
+        raise _fail(
+            "level_range",
+            f"must be strictly between 0 and 1 (e.g. 0.95 for 95%); got {_echo(value)}",
+        )
+    return float(value)
+
+
+Count = Annotated[
+    int,
+    BeforeValidator(_whole_count),
+    Field(ge=0, le=MAX_COUNT, description="A count of items (a whole number >= 0)."),
+]
+Level = Annotated[float, BeforeValidator(_open_unit_interval), Field(gt=0, lt=1)]
+Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+
+
+class _Options(BaseModel):
+    """Options shared by every analysis request."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name_a: Name = Field(
+        "candidate", description="Name of system A (the candidate; the rows of the table)."
+    )
+    name_b: Name = Field(
+        "baseline", description="Name of system B (the baseline; the columns of the table)."
+    )
+    alternative: Alternative = Field(
+        "two-sided",
+        description='"greater": A\'s accuracy is higher; "less": A\'s accuracy is lower.',
+    )
+    confidence_level: Level = Field(0.95, description="Confidence level of the intervals.")
+    alpha: Level = Field(0.05, description="Significance level of the conclusion.")
+
+
+class _Extras(BaseModel):
+    include: list[Include] = Field(
+        default_factory=list,
+        max_length=3,
+        description=(
+            "Extra keys to add to the response next to the report: "
+            '"distribution" (the Bin(D, 1/2) null distribution for the picture), '
+            '"markdown" (the report as markdown) and "text" (the report as plain text).'
+        ),
+    )
+
+
+def _check_total(*counts: int | None) -> None:
+    total = sum(x for x in counts if x is not None)
+    if total > MAX_COUNT:
+        raise _fail(
+            "count_total",
+            f"the counts add up to {total} items, more than {MAX_COUNT} (2**53 - 1), the "
+            "largest number of items the calculator handles exactly",
+        )
+
+
+class PassesFramingRequest(_Options, _Extras):
+    """Counts of passes: the table as a, b, c, d.
+
+    ``a`` = both right, ``b`` = A right and B wrong, ``c`` = A wrong and B right,
+    ``d`` = both wrong. ``a`` and ``d`` are optional; without them the tests still run but the
+    quantities that need the number of items are null.
+    """
+
+    framing: Literal["passes"] = Field("passes", description="Count passes (the default).")
+    a: Count | None = Field(None, description="Both systems right (optional).")
+    b: Count = Field(description="A right and B wrong.")
+    c: Count = Field(description="A wrong and B right.")
+    d: Count | None = Field(None, description="Both systems wrong (optional).")
+
+    @model_validator(mode="after")
+    def _total(self) -> PassesFramingRequest:
+        _check_total(self.a, self.b, self.c, self.d)
+        return self
+
+
+class ErrorsFramingRequest(_Options, _Extras):
+    """Counts of errors, as an error analysis reports them.
+
+    "Only A wrong" is cell c of the passes table and "only B wrong" is cell b; the mapping is
+    done by :meth:`mcnemar.table.PairedTable.from_errors`.
+    """
+
+    framing: Literal["errors"] = Field(description="Count errors.")
+    both_right: Count | None = Field(None, description="Neither system wrong (optional).")
+    only_a_wrong: Count = Field(description="Only system A wrong (B right).")
+    only_b_wrong: Count = Field(description="Only system B wrong (A right).")
+    both_wrong: Count | None = Field(None, description="Both systems wrong (optional).")
+
+    @model_validator(mode="after")
+    def _total(self) -> ErrorsFramingRequest:
+        _check_total(self.both_right, self.only_a_wrong, self.only_b_wrong, self.both_wrong)
+        return self
+
+
+def _framing_of(value: Any) -> str:
+    # Absent framing means passes; an unknown one is returned as is, so that pydantic reports
+    # it as an invalid tag (which the error formatter turns into a message about framing).
+    if isinstance(value, dict):
+        framing = value.get("framing", "passes")
+        return framing if isinstance(framing, str) else repr(framing)
+    return str(getattr(value, "framing", "passes"))
+
+
+AnalyzeRequest = Annotated[
+    Annotated[PassesFramingRequest, Tag("passes")]
+    | Annotated[ErrorsFramingRequest, Tag("errors")],
+    Discriminator(_framing_of),
+]
+
+
+def _form_level(value: Any) -> Any:
+    # Form fields arrive as text; turn numerals into numbers and let the common check speak.
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    return _open_unit_interval(value)
+
+
+FormLevel = Annotated[float, BeforeValidator(_form_level), Field(gt=0, lt=1)]
+
+
+def _form_number(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            raise _fail("number_type", f"must be a number; got {_echo(value)}") from None
+        if not math.isfinite(number):
+            raise _fail("number_type", f"must be a finite number; got {_echo(value)}")
+        return number
+    return value
+
+
+FormNumber = Annotated[float, BeforeValidator(_form_number)]
+
+
+class CompareOptions(BaseModel):
+    """The text fields of a ``POST /api/v1/compare`` upload (validated like the JSON API)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name_a: Name = "candidate"
+    name_b: Name = "baseline"
+    alternative: Alternative = "two-sided"
+    confidence_level: FormLevel = 0.95
+    alpha: FormLevel = 0.05
+    format_a: Annotated[str, StringConstraints(max_length=40)] = "auto"
+    format_b: Annotated[str, StringConstraints(max_length=40)] = "auto"
+    on_missing: Literal["error", "intersect"] = "error"
+    threshold: FormNumber | None = None
+    reduce: Literal["mean", "majority", "first"] | None = None
+    include: list[Include] = Field(default_factory=list, max_length=3)
+
+    @field_validator("threshold", "reduce", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        # An empty form field means "not given".
+        return None if value == "" else value
+
+
+class ErrorDetail(BaseModel):
+    """One problem with the request."""
+
+    field: str | None = Field(description="The request field concerned, or null for the body.")
+    message: str
+    type: str
+
+
+class ErrorBody(BaseModel):
+    status: int = Field(description="The HTTP status code, repeated for convenience.")
+    message: str = Field(description="What went wrong and how to fix it, in one sentence.")
+    field: str | None = Field(description="The first field concerned, or null.")
+    errors: list[ErrorDetail]
+
+
+class ErrorResponse(BaseModel):
+    """The one shape of every error response."""
+
+    error: ErrorBody
+
+
+class _Interval(BaseModel):
+    low: float | None
+    high: float | None
+
+
+class _Test(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    statistic: float | None
+    pvalue: float
+    log10_pvalue: float | None
+    recommended: bool
+
+
+class _Table(BaseModel):
+    a: int | None
+    b: int
+    c: int
+    d: int | None
+    n: int | None
+    discordant: int
+
+
+class _Conclusion(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    significant: bool
+    better: Literal["a", "b"] | None
+    text: str
+
+
+class _Difference(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    estimate: float | None
+    intervals: dict[str, _Interval]
+
+
+class Distribution(BaseModel):
+    """The null distribution Bin(D, 1/2) of cell b, for drawing (``include: ["distribution"]``).
+
+    For large D only a window around the centre is given, sampled every ``step`` values.
+    """
+
+    discordant: int = Field(description="D = b + c, the number of trials.")
+    observed: int = Field(description="The observed b (A right and B wrong).")
+    step: int = Field(description="Spacing of the k values (1 unless D is large).")
+    k: list[int] = Field(description="Values of b under the null hypothesis.")
+    pmf: list[float] = Field(description="P(X = k) for X ~ Bin(D, 1/2).")
+
+
+class ReportResponse(BaseModel):
+    """The report, ``mcnemar.report/1`` (``docs/report-schema.md``), plus requested extras."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_: str = Field(alias="schema")
+    names: dict[str, str]
+    table: _Table
+    words: str
+    alternative: Alternative
+    alpha: float
+    confidence_level: float
+    tests: dict[str, _Test]
+    recommended: dict[str, Any]
+    difference: _Difference
+    conclusion: _Conclusion
+    assumptions: list[str]
+    warnings: list[Any]
+    distribution: Distribution | None = Field(None, description='Only with "distribution".')
+    markdown: str | None = Field(None, description='Only with include "markdown".')
+    text: str | None = Field(None, description='Only with include "text".')
