@@ -1,0 +1,204 @@
+"""``mcnemar compare``: align two runs' per-item results and print the paired report.
+
+The command only translates: files -> :func:`mcnemar.io.read_run` -> :func:`mcnemar.io.align`
+-> :func:`mcnemar.report.analyze` -> text, markdown or JSON. Exit codes are
+:class:`~mcnemar.cli._common.ExitCode`: 0 OK, 2 bad input (including runs that cannot be
+paired), 3 with ``--fail-on worse`` when the candidate is significantly worse, 4 with
+``--fail-on different`` when the two differ significantly.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from mcnemar.cli._common import FORMAT_OPTION, ExitCode, echo_json, handle_errors
+from mcnemar.errors import McNemarError
+
+__all__ = ["compare"]
+
+_FORMATS = ("auto", "csv", "jsonl", "parquet", "lm-eval", "inspect", "openai-evals", "helm")
+
+
+def _pair(text: str | None, option: str) -> tuple[str, str] | None:
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise McNemarError(f"{option} takes two comma-separated values A,B; got {text!r}")
+    return parts[0], parts[1]
+
+
+@click.command(
+    "compare",
+    context_settings={"help_option_names": ["-h", "--help"]},
+    epilog="""\b
+Examples:
+  mcnemar compare samples_new.jsonl samples_old.jsonl
+  mcnemar compare new.eval old.eval --score match --reduce majority
+  mcnemar compare results.csv --run-column model --runs new,old --format markdown
+  mcnemar compare --truth labels.csv pred_new.csv pred_old.csv
+  mcnemar compare new.parquet old.parquet --id item --score passed --fail-on worse
+
+\b
+Exit codes: 0 done; 2 bad input or runs that cannot be paired (one line on
+stderr); 3 with --fail-on worse when the candidate (A) is significantly worse
+than the baseline (B) at --alpha; 4 with --fail-on different when they differ
+significantly in either direction; 1 internal error.""",
+)
+@click.argument("runs", nargs=-1, metavar="RUN_A RUN_B")
+@click.option("--truth", type=click.Path(dir_okay=False),
+              help="File of true labels (id, label); RUN_A RUN_B are then prediction files "
+                   "(id, prediction), scored against it.")
+@click.option("--input-format", "input_format", type=click.Choice(_FORMATS), default="auto",
+              show_default=True, help="Format of the run files (detected from content).")
+@click.option("--id", "id_columns", multiple=True,
+              help="Item id column of CSV/JSONL/Parquet files (repeat for a composite id).")
+@click.option("--score",
+              help="Score column (generic files), metric (lm-eval, default acc), scorer "
+                   "(Inspect), data field (OpenAI evals, default correct) or stat (HELM, "
+                   "default exact_match).")
+@click.option("--run-column", help="Column telling the runs apart in one long file.")
+@click.option("--runs", "run_values", help="With --run-column: the two runs to compare, A,B.")
+@click.option("--filter", "filter_name", help="lm-eval: the filter to keep (e.g. strict-match).")
+@click.option("--value-key", help="Inspect: key of a scorer's named values.")
+@click.option("--perturbation",
+              help="HELM: perturbation to keep (default none = unperturbed; all = every one).")
+@click.option("--sample", help="Column numbering repeated samples of an item (generic files).")
+@click.option("--cluster", help="Cluster field: a column, an Inspect metadata key, or an "
+                                "lm-eval doc field.")
+@click.option("--label", "label_column", help="--truth: the true-label column.")
+@click.option("--prediction", "prediction_column", help="--truth: the predicted-label column.")
+@click.option("--on-missing", type=click.Choice(["error", "intersect"]), default="error",
+              show_default=True,
+              help="Items present in one run only (or without a score): refuse, or drop and "
+                   "report how many.")
+@click.option("--threshold", type=float,
+              help="Count score >= THRESHOLD as a pass (for scores other than 0/1); the "
+                   "number binarised is reported.")
+@click.option("--reduce", type=click.Choice(["mean", "majority", "first"]),
+              help="Combine several samples (epochs) of an item: mean (then --threshold), "
+                   "majority (ties fail) or first; reported.")
+@click.option("--names", help="Display names A,B (default: model names from the files).")
+@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
+              default="two-sided", show_default=True,
+              help="greater: A (candidate) is more accurate than B (baseline).")
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Significance level of the conclusion and of --fail-on.")
+@click.option("--confidence-level", type=float, default=0.95, show_default=True)
+@click.option("--fail-on", type=click.Choice(["worse", "different"]),
+              help="Exit 3 if A is significantly worse than B (worse), or 4 if they differ "
+                   "significantly (different), after printing the report.")
+@FORMAT_OPTION
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar on stderr for inputs taking over a second (default: when "
+                   "stderr is a terminal).")
+@handle_errors
+def compare(
+    runs: tuple[str, ...],
+    truth: str | None,
+    input_format: str,
+    id_columns: tuple[str, ...],
+    score: str | None,
+    run_column: str | None,
+    run_values: str | None,
+    filter_name: str | None,
+    value_key: str | None,
+    perturbation: str | None,
+    sample: str | None,
+    cluster: str | None,
+    label_column: str | None,
+    prediction_column: str | None,
+    on_missing: str,
+    threshold: float | None,
+    reduce: str | None,
+    names: str | None,
+    alternative: str,
+    alpha: float,
+    confidence_level: float,
+    fail_on: str | None,
+    fmt: str,
+    progress: bool | None,
+) -> None:
+    """Align two runs' per-item results by item id and run McNemar's paired test.
+
+    RUN_A is the candidate, RUN_B the baseline. Each is a result file: lm-evaluation-harness
+    samples_*.jsonl, an Inspect .eval/.json log, an OpenAI evals JSONL log, HELM
+    per_instance_stats.json, or a CSV/JSONL/Parquet file with an id and a score column. Items
+    present in one run only, duplicated ids, non-binary scores and repeated samples are
+    errors unless a policy (--on-missing, --threshold, --reduce) is chosen; the report says
+    what each policy did.
+    """
+    from mcnemar.io import align, read_long, read_run
+    from mcnemar.io._progress import activity
+
+    ids: Any = None
+    if id_columns:
+        ids = id_columns[0] if len(id_columns) == 1 else list(id_columns)
+    if truth is not None:
+        if len(runs) != 2:
+            raise McNemarError(f"--truth needs two prediction files PRED_A PRED_B; got "
+                               f"{len(runs)} file(s)")
+        from mcnemar.io.predictions import score_predictions
+
+        run_a, run_b = (score_predictions(truth, r, id=ids, label=label_column,
+                                          prediction=prediction_column, progress=progress)
+                        for r in runs)
+    else:
+        options: dict[str, Any] = {
+            "id": ids, "score": score, "filter": filter_name, "value_key": value_key,
+            "perturbation": perturbation, "sample": sample, "cluster": cluster,
+            "progress": progress,
+        }
+        if run_column is not None:
+            if len(runs) != 1:
+                raise McNemarError(f"--run-column reads two runs from one long file; got "
+                                   f"{len(runs)} files")
+            if input_format not in ("auto", "csv", "jsonl", "parquet"):
+                raise McNemarError("--run-column applies to CSV, JSONL or Parquet files")
+            from mcnemar.io.detect import detect_format
+
+            fmt_in = detect_format(runs[0]) if input_format == "auto" else input_format
+            wanted = _pair(run_values, "--runs")
+            given = {k: v for k, v in options.items() if v is not None and k not in
+                     ("filter", "value_key", "perturbation")}
+            long_runs = read_long(runs[0], format=fmt_in, run_column=run_column,
+                                  runs=list(wanted) if wanted else None, **given)
+            if len(long_runs) != 2:
+                found = ", ".join(r.name for r in long_runs)
+                raise McNemarError(f"{runs[0]}: column {run_column!r} holds {len(long_runs)} "
+                                   f"runs ({found}); choose two with --runs A,B")
+            run_a, run_b = long_runs
+        else:
+            if run_values is not None:
+                raise McNemarError("--runs needs --run-column")
+            if len(runs) != 2:
+                raise McNemarError(f"compare takes two run files RUN_A RUN_B; got {len(runs)}")
+            run_a, run_b = (read_run(r, format=input_format, **options) for r in runs)
+    with activity("aligning", enabled=progress):
+        alignment = align(run_a, run_b, on_missing=on_missing, threshold=threshold,
+                          reduce=reduce)
+    display = _pair(names, "--names") or (run_a.name, run_b.name)
+    if display[0] == display[1]:
+        display = (f"{display[0]} (A)", f"{display[1]} (B)")
+    from mcnemar.report import analyze
+
+    report = analyze(alignment.table, names=display, alternative=alternative,
+                     confidence_level=confidence_level, alpha=alpha, alignment=alignment)
+    if fmt == "json":
+        echo_json(report.to_dict())
+    elif fmt == "markdown":
+        click.echo(report.to_markdown())
+    else:
+        click.echo(str(report))
+    conclusion = report.conclusion
+    if fail_on == "worse" and conclusion.significant and conclusion.better == "b":
+        click.echo(f"mcnemar: {display[0]} is significantly worse than {display[1]} at "
+                   f"alpha={alpha:g} (--fail-on worse)", err=True)
+        sys.exit(ExitCode.WORSE)
+    if fail_on == "different" and conclusion.significant:
+        click.echo(f"mcnemar: {display[0]} and {display[1]} differ significantly at "
+                   f"alpha={alpha:g} (--fail-on different)", err=True)
+        sys.exit(ExitCode.DIFFERENT)

@@ -1,0 +1,51 @@
+"""Per-item results in: readers for result files and eval-harness logs, alignment, frames.
+
+=========================  ===========================================================
+module                     holds
+=========================  ===========================================================
+:mod:`~mcnemar.io._run`     :class:`RunResults`, the neutral per-record data of one run
+:mod:`.detect`             :func:`detect_format` (from content) and :data:`FORMATS`
+:mod:`.generic`            CSV / TSV, JSON Lines and Parquet, one file per run or long
+:mod:`.lmeval`             lm-evaluation-harness ``samples_<task>_<date>.jsonl``
+:mod:`.inspect_log`        Inspect AI logs, ``.eval`` archives and ``.json``
+:mod:`.openai_evals`       OpenAI evals JSONL (``match`` events)
+:mod:`.helm`               HELM ``per_instance_stats.json``
+:mod:`.align`              :func:`align`, :func:`align_many`, :class:`Alignment`
+:mod:`.frames`             :func:`table_from_frames`, :func:`table_from_long_frame`
+=========================  ===========================================================
+
+Readers never compute statistics: they return keys and scores per record. Alignment turns
+them into the paired 2x2 table, strictly (see :mod:`mcnemar.io.align`).
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "a.csv").write_text("id,score\\nq1,1\\nq2,1\\nq3,0\\n")
+>>> _ = (d / "b.csv").write_text("id,score\\nq3,1\\nq2,0\\nq1,1\\n")
+>>> al = align(read_run(d / "a.csv"), read_run(d / "b.csv"))
+>>> al.counts
+(1, 1, 1, 0)
+"""
+
+from __future__ import annotations
+
+from mcnemar.io._dispatch import read_run
+from mcnemar.io._run import RunResults, score_to_float
+from mcnemar.io.align import Alignment, AlignmentSummary, RunSummary, align, align_many
+from mcnemar.io.detect import FORMATS, detect_format
+from mcnemar.io.generic import read_long
+
+__all__ = [
+    "FORMATS",
+    "Alignment",
+    "AlignmentSummary",
+    "RunResults",
+    "RunSummary",
+    "align",
+    "align_many",
+    "detect_format",
+    "read_long",
+    "read_run",
+    "score_to_float",
+]

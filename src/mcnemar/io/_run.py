@@ -1,0 +1,285 @@
+"""The neutral per-item data every reader produces, and helpers shared by the readers.
+
+:class:`RunResults` holds one run: an item key and a score per record (plus optional sample
+index and cluster). It is either *materialized* (numpy arrays in memory) or *deferred* (a
+:class:`DeferredSource`: a SQL query over the file that an embedded engine runs when the two
+runs are aligned, so that large Parquet/CSV/JSONL files never pass through Python row by row).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mcnemar.errors import InputFileError
+
+__all__ = ["DeferredSource", "RunResults", "score_to_float"]
+
+# Column names used inside engine queries; chosen so they cannot clash with user columns.
+KEY_PREFIX = "__mcn_k"
+SCORE_COL = "__mcn_s"
+SAMPLE_COL = "__mcn_e"
+CLUSTER_COL = "__mcn_c"
+
+
+@dataclass(frozen=True, slots=True)
+class DeferredSource:
+    """A run that stays in a file until an embedded engine (DuckDB) aligns it.
+
+    Attributes
+    ----------
+    sql : str
+        A ``SELECT`` over the file returning the columns ``__mcn_k0 ...`` (item key parts, as
+        text), ``__mcn_s`` (the score as a double, NULL when missing), and optionally
+        ``__mcn_e`` (sample index) and ``__mcn_c`` (cluster).
+    key_count : int
+        Number of key columns.
+    files : tuple of str
+        The files the query reads (to locate a malformed line when the engine rejects one).
+    kind : str
+        ``"csv"``, ``"jsonl"`` or ``"parquet"``.
+
+    A score present in the file but not a number is returned as NaN, so that alignment can
+    report it instead of treating it as missing.
+    """
+
+    sql: str
+    key_count: int
+    files: tuple[str, ...]
+    kind: str
+    has_sample: bool = False
+    has_cluster: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunResults:
+    """Per-record outcomes of one evaluation run, as read from a file (no statistics).
+
+    Attributes
+    ----------
+    name : str
+        Display name: the model named in the file when there is one, else the file name.
+    path : str
+        The file (or directory) read.
+    format : str
+        The reader used: ``"csv"``, ``"jsonl"``, ``"parquet"``, ``"lm-eval"``, ``"inspect"``,
+        ``"openai-evals"``, ``"helm"`` or ``"frame"``.
+    keys : numpy.ndarray or None
+        One item key per record (object array). A key is a string for the generic formats
+        (a tuple of strings for a composite ``id``), ``(task, doc_id, filter)`` for
+        lm-evaluation-harness, the sample ``id`` for Inspect, ``sample_id`` for OpenAI evals and
+        ``(instance_id, perturbation)`` for HELM. ``None`` while the run is deferred.
+    scores : numpy.ndarray or None
+        float64 score per record; NaN where the record has no score (e.g. a failed sample).
+    epochs : numpy.ndarray or None
+        Sample index per record when the format repeats items (Inspect ``epoch``, HELM
+        ``train_trial_index``, repeated OpenAI ``match`` events, a generic ``sample`` column).
+    clusters : numpy.ndarray or None
+        Cluster label per record (object array), when a cluster field was chosen.
+    records : int or None
+        Number of records read; ``None`` for a deferred run not yet counted.
+    key_names, score_name, sample_name, cluster_name
+        What the key parts, score, sample index and cluster are called in the file.
+    metadata : mapping
+        Format-specific facts (model, task, filters seen, ...), JSON-safe.
+    source : DeferredSource or None
+        Set for a deferred run (see :meth:`load`).
+    """
+
+    name: str
+    path: str
+    format: str
+    keys: np.ndarray | None
+    scores: np.ndarray | None
+    records: int | None
+    key_names: tuple[str, ...] = ("id",)
+    score_name: str = "score"
+    epochs: np.ndarray | None = None
+    sample_name: str | None = None
+    clusters: np.ndarray | None = None
+    cluster_name: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    source: DeferredSource | None = None
+
+    @property
+    def deferred(self) -> bool:
+        """True when the records are still in the file (read by an engine on alignment)."""
+        return self.source is not None and self.keys is None
+
+    def load(self) -> RunResults:
+        """Return a materialized copy (numpy arrays) of a deferred run; itself otherwise."""
+        if self.source is None or self.keys is not None:
+            return self
+        from mcnemar.io._engine import materialize
+
+        keys, scores, epochs, clusters = materialize(self)
+        return replace(
+            self, keys=keys, scores=scores, epochs=epochs, clusters=clusters,
+            records=len(scores), source=None,
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe description of the run (no per-record data)."""
+        return {
+            "name": self.name,
+            "path": self.path,
+            "format": self.format,
+            "records": self.records,
+            "key": list(self.key_names),
+            "score": self.score_name,
+            "sample": self.sample_name,
+            "cluster": self.cluster_name,
+            "metadata": dict(self.metadata),
+        }
+
+    def __str__(self) -> str:
+        count = "not yet counted" if self.records is None else f"{self.records} records"
+        return (
+            f"{self.name}: {self.format} file {self.path} ({count}; key "
+            f"{'+'.join(self.key_names)}, score {self.score_name})"
+        )
+
+
+# --- helpers shared by the readers -------------------------------------------------------
+
+
+def object_array(values: list[Any]) -> np.ndarray:
+    """A 1-D object array (tuples stay tuples instead of becoming a 2-D array)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+_TRUE = {"true", "yes"}
+_FALSE = {"false", "no"}
+
+
+def score_to_float(value: Any, *, letters: bool = False) -> float | None:
+    """Convert one score value to a float; ``None`` means "no score".
+
+    Booleans become 1/0, numbers pass through, and the strings ``"true"/"yes"`` and
+    ``"false"/"no"`` (any case) and numeric strings are converted. With ``letters=True`` the
+    Inspect grades are mapped as Inspect's ``value_to_float`` does: ``"C"`` (correct) 1,
+    ``"I"`` (incorrect) 0, ``"P"`` (partial) 0.5, ``"N"`` (no answer) 0.
+
+    Raises ``ValueError`` for anything else (lists, dicts, other text): the caller turns it
+    into an :class:`~mcnemar.errors.InputFileError` naming file and line.
+
+    Examples
+    --------
+    >>> score_to_float(True), score_to_float("0.5"), score_to_float("C", letters=True)
+    (1.0, 0.5, 1.0)
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return 1.0 if value else 0.0
+    if isinstance(value, int | float):
+        out = float(value)
+        return None if math.isnan(out) else out
+    if isinstance(value, str):
+        text = value.strip()
+        if text == "":
+            return None
+        if letters and text in _LETTERS:
+            return _LETTERS[text]
+        low = text.lower()
+        if low in _TRUE:
+            return 1.0
+        if low in _FALSE:
+            return 0.0
+        try:
+            out = float(text)
+        except ValueError:
+            pass
+        else:
+            return None if math.isnan(out) else out
+    raise ValueError(f"score {value!r} is not a number, a boolean or a known grade")
+
+
+_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+
+
+def iter_json_lines(path: Path, *, progress: bool | None = None) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
+
+    A line that is not valid JSON (e.g. a truncated last line) raises
+    :class:`~mcnemar.errors.InputFileError` naming the file and line.
+    """
+    from mcnemar.io._progress import progress_bar
+
+    size = path.stat().st_size
+    with path.open("rb") as handle, progress_bar(path.name, size, enabled=progress) as bar:
+        done = 0
+        for number, raw in enumerate(handle, start=1):
+            done += len(raw)
+            if number % 4096 == 0:
+                bar.update(done)
+                done = 0
+            if not raw.strip():
+                continue
+            try:
+                yield number, json.loads(raw)
+            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+                raise InputFileError(
+                    f"line is not valid JSON ({_json_reason(exc)}); a JSONL file needs one "
+                    "complete JSON object per line",
+                    path=str(path),
+                    line=number,
+                ) from None
+        bar.update(done)
+
+
+def _json_reason(exc: Exception) -> str:
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at column {exc.colno}"
+    return "not UTF-8 text"
+
+
+def load_json_document(path: Path) -> Any:
+    """Parse a whole JSON file, naming the line of a syntax error."""
+    try:
+        with path.open("rb") as handle:
+            return json.load(handle)
+    except json.JSONDecodeError as exc:
+        raise InputFileError(
+            f"not valid JSON ({exc.msg} at column {exc.colno})", path=str(path), line=exc.lineno
+        ) from None
+    except UnicodeDecodeError:
+        raise InputFileError("not UTF-8 text", path=str(path)) from None
+
+
+def require_object(obj: Any, path: Path, line: int | None, what: str) -> dict[str, Any]:
+    """Check that a parsed record is a JSON object."""
+    if not isinstance(obj, dict):
+        raise InputFileError(
+            f"expected a JSON object ({what}), found {type(obj).__name__} {_short(obj)}",
+            path=str(path),
+            line=line,
+        )
+    return obj
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def short_repr(value: Any, limit: int = 60) -> str:
+    """A bounded ``repr`` for error messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def check_path(path: str | Path) -> Path:
+    """Resolve a user path, raising :class:`InputFileError` when it does not exist."""
+    p = Path(path)
+    if not p.exists():
+        raise InputFileError("no such file or directory", path=str(p))
+    return p

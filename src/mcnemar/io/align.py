@@ -1,0 +1,619 @@
+"""Pairing two (or more) runs item by item: strict by default, every policy reported.
+
+Alignment turns records into items and items into pairs:
+
+1. *records -> items*: records sharing an item key are one item. Without a sample index
+   (epoch, trial) a repeated key is a **duplicate** and an error. With one, several samples of
+   an item are an error unless ``reduce`` says how to combine them (``"mean"`` then
+   ``threshold``, ``"majority"``, ``"first"``); they are never counted as separate items.
+2. *scores -> pass/fail*: a score must be 0 or 1 (booleans are 0/1) unless ``threshold`` is
+   given, in which case ``score >= threshold`` passes and the number of values binarised is
+   reported.
+3. *items -> pairs*: an item present in one run only, or without a score, is an error unless
+   ``on_missing="intersect"``, which drops it and reports how many were dropped and why.
+
+Every problem found is reported at once, naming the file, counting the offending items and
+showing the first few keys. Runs that are both deferred (large files) are aligned inside DuckDB
+by :mod:`mcnemar.io.frames`, which applies exactly the same rules; only counts come back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import repeat
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mcnemar.errors import AlignmentError, McNemarError
+from mcnemar.io._run import RunResults, object_array
+
+if TYPE_CHECKING:
+    from mcnemar.table import PairedTable
+
+__all__ = [
+    "ON_MISSING",
+    "REDUCERS",
+    "Alignment",
+    "AlignmentSummary",
+    "RunSummary",
+    "align",
+    "align_many",
+]
+
+#: Valid ``on_missing`` policies.
+ON_MISSING = ("error", "intersect")
+#: Valid ``reduce`` policies for several samples (epochs) of one item.
+REDUCERS = ("mean", "majority", "first")
+#: How many offending keys an error message shows.
+SHOW = 3
+
+
+def check_policies(on_missing: str, threshold: float | None, reduce: str | None) -> None:
+    """Validate the alignment options (shared by files and frames)."""
+    if on_missing not in ON_MISSING:
+        raise McNemarError(
+            f"on_missing={on_missing!r} is not valid; use 'error' (refuse items present in one "
+            "run only) or 'intersect' (drop them and report how many)"
+        )
+    if reduce is not None and reduce not in REDUCERS:
+        raise McNemarError(
+            f"reduce={reduce!r} is not valid; use None, 'mean', 'majority' or 'first'"
+        )
+    if threshold is not None:
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
+                or not np.isfinite(threshold):
+            raise McNemarError(
+                f"threshold={threshold!r} is not valid; give a finite number (e.g. 0.5: "
+                "scores >= 0.5 pass)"
+            )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunSummary:
+    """What alignment did with one run's records (part of :class:`AlignmentSummary`).
+
+    Attributes
+    ----------
+    records : int
+        Records read.
+    items : int
+        Distinct items (records with the same key, e.g. epochs, make one item).
+    max_samples : int
+        Most samples (records) of one item.
+    reduced : int
+        Items whose several samples were combined by ``reduce``.
+    ties : int
+        Items that ``reduce="majority"`` found tied (counted as fail).
+    binarised : int
+        Scores other than 0/1 turned into pass/fail by ``threshold``.
+    only_here : int
+        Items of this run absent from the other run.
+    no_score : int
+        Items without a score (dropped under ``on_missing="intersect"`` when matched).
+    """
+
+    name: str
+    path: str
+    format: str
+    records: int
+    items: int
+    max_samples: int = 1
+    reduced: int = 0
+    ties: int = 0
+    binarised: int = 0
+    only_here: int = 0
+    no_score: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict of the fields."""
+        return {
+            "name": self.name, "path": self.path, "format": self.format,
+            "records": self.records, "items": self.items, "max_samples": self.max_samples,
+            "reduced": self.reduced, "ties": self.ties, "binarised": self.binarised,
+            "only_here": self.only_here, "no_score": self.no_score,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AlignmentSummary:
+    """Items read per run, matched, dropped (and why), binarised and reduced.
+
+    ``to_dict()`` is JSON-safe and is what reports show under ``"alignment"``; ``str()`` gives
+    the same as readable lines.
+    """
+
+    run_a: RunSummary
+    run_b: RunSummary
+    key: tuple[str, ...]
+    matched: int
+    dropped_no_score: int
+    on_missing: str
+    threshold: float | None
+    reduce: str | None
+    engine: str
+    clusters: int | None = None
+    cluster_name: str | None = None
+
+    @property
+    def dropped(self) -> int:
+        """Items left out of the table: present in one run only, or without a score."""
+        return self.run_a.only_here + self.run_b.only_here + self.dropped_no_score
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dict (the ``"alignment"`` object of the report)."""
+        return {
+            "key": list(self.key),
+            "matched": self.matched,
+            "dropped": {
+                "total": self.dropped,
+                "only_in_a": self.run_a.only_here,
+                "only_in_b": self.run_b.only_here,
+                "no_score": self.dropped_no_score,
+            },
+            "runs": {"a": self.run_a.to_dict(), "b": self.run_b.to_dict()},
+            "on_missing": self.on_missing,
+            "threshold": self.threshold,
+            "reduce": self.reduce,
+            "clusters": None if self.clusters is None else
+            {"field": self.cluster_name, "count": self.clusters},
+            "engine": self.engine,
+        }
+
+    def __str__(self) -> str:
+        lines = [f"Alignment: {self.matched} items matched by {'+'.join(self.key)}"
+                 f" (engine: {self.engine})."]
+        for label, run in (("A", self.run_a), ("B", self.run_b)):
+            extra = ""
+            if run.max_samples > 1:
+                extra = f", up to {run.max_samples} samples per item"
+            lines.append(f"  {label}: {run.name} ({run.format}, {run.path}): {run.records} "
+                         f"records, {run.items} items{extra}")
+        if self.dropped:
+            why = []
+            if self.run_a.only_here:
+                why.append(f"{self.run_a.only_here} only in A")
+            if self.run_b.only_here:
+                why.append(f"{self.run_b.only_here} only in B")
+            if self.dropped_no_score:
+                why.append(f"{self.dropped_no_score} without a score")
+            lines.append(f"  Dropped {self.dropped} items ({', '.join(why)}; "
+                         f"on_missing={self.on_missing}).")
+        else:
+            lines.append("  Dropped 0 items.")
+        binarised = self.run_a.binarised + self.run_b.binarised
+        if self.threshold is not None:
+            lines.append(f"  Binarised {binarised} scores at threshold {self.threshold:g} "
+                         f"(A {self.run_a.binarised}, B {self.run_b.binarised}); "
+                         f"score >= {self.threshold:g} passes.")
+        if self.reduce is not None:
+            ties = self.run_a.ties + self.run_b.ties
+            tie_text = f"; {ties} ties counted as fail" if self.reduce == "majority" else ""
+            lines.append(f"  Reduced samples per item by {self.reduce}: A {self.run_a.reduced} "
+                         f"items, B {self.run_b.reduced} items{tie_text}.")
+        if self.clusters is not None:
+            lines.append(f"  Clusters: {self.clusters} (field {self.cluster_name}).")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Alignment:
+    """Two runs paired item by item.
+
+    Attributes
+    ----------
+    counts : tuple of int
+        ``(a, b, c, d)``: both pass, only A passes, only B passes, both fail.
+    summary : AlignmentSummary
+        What was matched, dropped, binarised and reduced.
+    keys : numpy.ndarray or None
+        The paired item keys, in run A's order (``None`` when aligned inside an engine).
+    correct_a, correct_b : numpy.ndarray or None
+        0/1 (int8) outcome of each paired item.
+    clusters : numpy.ndarray or None
+        Cluster label of each paired item, when the runs carry clusters.
+
+    ``to_dict()`` and ``str()`` give the summary, so an Alignment can be passed as
+    ``analyze(table, alignment=...)``.
+    """
+
+    counts: tuple[int, int, int, int]
+    summary: AlignmentSummary
+    keys: np.ndarray | None = None
+    correct_a: np.ndarray | None = None
+    correct_b: np.ndarray | None = None
+    clusters: np.ndarray | None = None
+
+    @property
+    def table(self) -> PairedTable:
+        """The paired 2x2 table of the matched items."""
+        from mcnemar.table import PairedTable
+
+        a, b, c, d = self.counts
+        return PairedTable(a=a, b=b, c=c, d=d)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe summary (see :meth:`AlignmentSummary.to_dict`)."""
+        return self.summary.to_dict()
+
+    def __str__(self) -> str:
+        return str(self.summary)
+
+
+# --- records -> items --------------------------------------------------------------------
+
+
+def factorize(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes and unique keys (in order of first appearance) of an object array.
+
+    Hashing through dicts built in C: no Python-level loop over the records.
+    """
+    values = keys.tolist()
+    try:
+        first = dict.fromkeys(values)
+    except TypeError:
+        raise McNemarError("item keys must be text, numbers or tuples of them") from None
+    uniques = list(first)
+    position = dict(zip(uniques, range(len(uniques)), strict=True))
+    codes = np.fromiter(map(position.__getitem__, values), dtype=np.int64, count=len(values))
+    return codes, object_array(uniques)
+
+
+def lookup(table_keys: np.ndarray, query: np.ndarray) -> np.ndarray:
+    """Index of each ``query`` key in ``table_keys`` (unique), -1 when absent."""
+    position = dict(zip(table_keys.tolist(), range(len(table_keys)), strict=True))
+    return np.fromiter(map(position.get, query.tolist(), repeat(-1)), dtype=np.int64,
+                       count=len(query))
+
+
+def _show(keys: Sequence[Any] | np.ndarray, total: int) -> str:
+    shown = ", ".join(repr(k) for k in list(keys[:SHOW]))
+    return f"{shown}, ..." if total > SHOW else shown
+
+
+@dataclass(slots=True)
+class _Items:
+    keys: np.ndarray
+    value: np.ndarray  # 0.0 / 1.0 / NaN (no score) per item
+    clusters: np.ndarray | None
+    summary: dict[str, int]
+
+
+def _items(run: RunResults, threshold: float | None, reduce: str | None,
+           problems: list[str]) -> _Items:
+    if run.keys is None or run.scores is None:
+        raise McNemarError(f"run {run.name!r} is deferred; call .load() first")
+    keys, scores, epochs = run.keys, np.asarray(run.scores, dtype=np.float64), run.epochs
+    where = f"{run.path}"
+    codes, uniq = factorize(keys)
+    m = len(uniq)
+    counts = np.bincount(codes, minlength=m)
+    missing = np.isnan(scores)
+    summary = {"records": len(keys), "items": m,
+               "max_samples": int(counts.max()) if m else 0,
+               "reduced": 0, "ties": 0, "binarised": 0}
+    multi = counts > 1
+    if multi.any():
+        if epochs is None:
+            dup = np.flatnonzero(multi)
+            examples = [f"{uniq[i]!r} x{counts[i]}" for i in dup[:SHOW]]
+            problems.append(
+                f"{where}: {len(dup)} duplicated item keys ({', '.join(examples)}"
+                f"{', ...' if len(dup) > SHOW else ''}); each item may appear once"
+            )
+        else:
+            order = np.lexsort((epochs, codes))
+            same = (np.diff(codes[order]) == 0) & (np.diff(epochs[order]) == 0)
+            if same.any():
+                bad = np.unique(codes[order][1:][same])
+                problems.append(
+                    f"{where}: {len(bad)} items repeat the same {run.sample_name or 'sample'} "
+                    f"(e.g. {_show(uniq[bad], len(bad))}); each item and sample may appear once"
+                )
+            elif reduce is None:
+                n_multi = int(multi.sum())
+                problems.append(
+                    f"{where}: {n_multi} items have several samples ({run.sample_name or 'sample'}"
+                    f", up to {summary['max_samples']} per item, e.g. "
+                    f"{_show(uniq[multi], n_multi)}); they are not independent items: choose "
+                    "reduce='mean'|'majority'|'first' (--reduce) or a clustered analysis"
+                )
+    rank = epochs if epochs is not None else np.arange(len(keys))
+    value = np.full(m, np.nan)
+    if reduce == "mean" and multi.any():
+        present = ~missing
+        total = np.bincount(codes, weights=present, minlength=m)
+        sums = np.bincount(codes, weights=np.where(present, scores, 0.0), minlength=m)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = np.where(total > 0, sums / np.maximum(total, 1), np.nan)
+        summary["reduced"] = int(multi.sum())
+        value = _binarise(value, threshold, where, "item means", problems, summary)
+    else:
+        record_value = _binarise(scores, threshold, where, "scores", problems, summary)
+        if multi.any() and reduce == "majority":
+            present = ~np.isnan(record_value)
+            total = np.bincount(codes, weights=present, minlength=m)
+            passes = np.bincount(codes, weights=np.where(present, record_value, 0.0),
+                                 minlength=m)
+            value = np.where(total > 0, (2 * passes > total).astype(np.float64), np.nan)
+            summary["ties"] = int(np.sum((total > 0) & (2 * passes == total)))
+            summary["reduced"] = int(multi.sum())
+        else:
+            # One record per item, or reduce="first": the lowest sample index wins.
+            order = np.lexsort((rank, codes))
+            starts = order[np.r_[True, np.diff(codes[order]) != 0]] if len(order) else order
+            value = record_value[starts]
+            if reduce == "first":
+                summary["reduced"] = int(multi.sum())
+    clusters = None
+    if run.clusters is not None:
+        clusters = object_array([None] * m)
+        clusters[codes[::-1]] = run.clusters[::-1]  # first record of each item wins
+    return _Items(keys=uniq, value=value, clusters=clusters, summary=summary)
+
+
+def _binarise(values: np.ndarray, threshold: float | None, where: str, what: str,
+              problems: list[str], summary: dict[str, int]) -> np.ndarray:
+    present = ~np.isnan(values)
+    nonbinary = present & (values != 0) & (values != 1)
+    if threshold is None:
+        if nonbinary.any():
+            n = int(nonbinary.sum())
+            examples = ", ".join(f"{v:g}" for v in np.unique(values[nonbinary])[:SHOW])
+            problems.append(
+                f"{where}: {n} {what} are not 0/1 (e.g. {examples}); pass threshold=T "
+                "(--threshold T) to count score >= T as a pass"
+            )
+        return values
+    summary["binarised"] += int(nonbinary.sum())
+    return np.where(present, (values >= threshold).astype(np.float64), np.nan)
+
+
+# --- items -> pairs ----------------------------------------------------------------------
+
+
+def align(
+    run_a: RunResults,
+    run_b: RunResults,
+    *,
+    on_missing: str = "error",
+    threshold: float | None = None,
+    reduce: str | None = None,
+    engine: str = "auto",
+) -> Alignment:
+    """Pair two runs by item key and count the paired 2x2 table.
+
+    Parameters
+    ----------
+    run_a, run_b : RunResults
+        A is the candidate, B the baseline (the table's rows and columns).
+    on_missing : {"error", "intersect"}
+        What to do with items present in one run only, or without a score: refuse (default)
+        or drop them and report how many.
+    threshold : float, optional
+        Count ``score >= threshold`` as a pass; needed for scores other than 0/1.
+    reduce : {None, "mean", "majority", "first"}
+        How to combine several samples (epochs) of one item: the mean score (then
+        ``threshold``), a strict majority of passes (ties fail), or the lowest sample index.
+        ``None`` refuses items with several samples.
+    engine : {"auto", "numpy", "duckdb"}
+        ``"auto"`` counts two deferred (large) runs inside DuckDB and everything else in
+        numpy. Only counts come back from DuckDB: ``keys`` and ``correct_*`` are then None.
+
+    Returns
+    -------
+    Alignment
+
+    Raises
+    ------
+    AlignmentError
+        Listing every problem: duplicated keys, items in one run only, missing or non-binary
+        scores, several samples per item without ``reduce``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mcnemar.io import RunResults
+    >>> def run(name, keys, scores):
+    ...     return RunResults(name=name, path=name, format="csv", records=len(keys),
+    ...                       keys=np.array(keys, dtype=object), scores=np.array(scores, float))
+    >>> al = align(run("a", ["q1", "q2", "q3"], [1, 1, 0]), run("b", ["q3", "q2", "q1"], [0, 0, 1]))
+    >>> al.counts, al.correct_b.tolist()
+    ((1, 1, 0, 1), [1, 0, 0])
+    """
+    check_policies(on_missing, threshold, reduce)
+    if engine not in ("auto", "numpy", "duckdb"):
+        raise McNemarError(f"engine={engine!r} is not valid; use 'auto', 'numpy' or 'duckdb'")
+    both_deferred = run_a.deferred and run_b.deferred
+    if engine == "duckdb" or (engine == "auto" and both_deferred):
+        from mcnemar.io.frames import align_in_duckdb
+
+        return align_in_duckdb(run_a, run_b, on_missing=on_missing, threshold=threshold,
+                               reduce=reduce)
+    run_a, run_b = run_a.load(), run_b.load()
+    problems: list[str] = []
+    items_a = _items(run_a, threshold, reduce, problems)
+    items_b = _items(run_b, threshold, reduce, problems)
+    pos = lookup(items_a.keys, items_b.keys)  # B's items in A
+    found = pos >= 0
+    in_b = np.zeros(len(items_a.keys), dtype=bool)
+    in_b[pos[found]] = True
+    only_a = np.flatnonzero(~in_b)
+    only_b = np.flatnonzero(~found)
+    ib = np.flatnonzero(found)
+    ia = pos[found]
+    order = np.argsort(ia, kind="stable")
+    ia, ib = ia[order], ib[order]
+    va, vb = items_a.value[ia], items_b.value[ib]
+    no_a, no_b = np.isnan(va), np.isnan(vb)
+    if on_missing == "error":
+        for items, idx, here, there in ((items_a, only_a, run_a, run_b),
+                                        (items_b, only_b, run_b, run_a)):
+            if len(idx):
+                problems.append(
+                    f"{here.path}: {len(idx)} items not in {there.path} (e.g. "
+                    f"{_show(items.keys[idx], len(idx))})"
+                )
+        for items, idx_all, mask, run in ((items_a, ia, no_a, run_a), (items_b, ib, no_b, run_b)):
+            if mask.any():
+                bad = idx_all[mask]
+                problems.append(
+                    f"{run.path}: {len(bad)} items have no score (e.g. "
+                    f"{_show(items.keys[bad], len(bad))})"
+                )
+    if problems:
+        hint = ""
+        if on_missing == "error" and (len(only_a) or len(only_b) or no_a.any() or no_b.any()):
+            hint = ("; to drop items present in one run only (or without a score) pass "
+                    "on_missing='intersect' (--on-missing intersect)")
+        if on_missing == "intersect":
+            unscored = int((no_a | no_b).sum())
+            hint = "; " + intersect_note(int((~(no_a | no_b)).sum()), len(only_a), len(only_b),
+                                         unscored)
+        raise AlignmentError("cannot pair the runs: " + "; ".join(problems) + hint)
+    keep = ~(no_a | no_b)
+    ia, ib = ia[keep], ib[keep]
+    if len(ia) == 0:
+        raise AlignmentError(no_common_items(run_a, run_b, items_a.keys, items_b.keys))
+    ca = items_a.value[ia].astype(np.int8)
+    cb = items_b.value[ib].astype(np.int8)
+    counts = _counts(ca, cb)
+    clusters = _clusters(items_a, items_b, ia, ib, run_a, run_b)
+    summary = AlignmentSummary(
+        run_a=_run_summary(run_a, items_a, len(only_a), int(no_a.sum())),
+        run_b=_run_summary(run_b, items_b, len(only_b), int(no_b.sum())),
+        key=run_a.key_names,
+        matched=len(ia),
+        dropped_no_score=int((~keep).sum()),
+        on_missing=on_missing,
+        threshold=None if threshold is None else float(threshold),
+        reduce=reduce,
+        engine="numpy",
+        clusters=None if clusters is None else len(set(clusters.tolist())),
+        cluster_name=run_a.cluster_name or run_b.cluster_name,
+    )
+    return Alignment(counts=counts, summary=summary, keys=items_a.keys[ia], correct_a=ca,
+                     correct_b=cb, clusters=clusters)
+
+
+def no_common_items(run_a: RunResults, run_b: RunResults, keys_a: np.ndarray | None = None,
+                    keys_b: np.ndarray | None = None) -> str:
+    """The message for two runs without a single scored item in common."""
+    text = (f"cannot pair the runs: {run_a.path} and {run_b.path} share no scored item in "
+            "common; check that both use the same item id")
+    if keys_a is not None and keys_b is not None and len(keys_a) and len(keys_b):
+        text += f" (e.g. {keys_a[0]!r} in A, {keys_b[0]!r} in B)"
+        as_text = {str(k) for k in keys_a.tolist()}
+        if any(str(k) in as_text for k in keys_b.tolist()):
+            text += "; the ids agree as text but differ in type (number vs text)"
+    return text
+
+
+def intersect_note(matched: int | None, only_a: int, only_b: int, unscored: int) -> str:
+    """What ``on_missing="intersect"`` did before another problem stopped the alignment."""
+    why = [f"{n} {text}" for n, text in ((only_a, "only in A"), (only_b, "only in B"),
+                                         (unscored, "without a score")) if n]
+    dropped = only_a + only_b + unscored
+    head = "on_missing='intersect' " + (f"matched {matched} items and " if matched is not None
+                                        else "")
+    return head + f"dropped {dropped}" + (f" ({', '.join(why)})" if why else "")
+
+
+def _counts(ca: np.ndarray, cb: np.ndarray) -> tuple[int, int, int, int]:
+    cell = np.bincount(2 * (1 - ca.astype(np.int64)) + (1 - cb.astype(np.int64)), minlength=4)
+    return int(cell[0]), int(cell[1]), int(cell[2]), int(cell[3])
+
+
+def _clusters(items_a: _Items, items_b: _Items, ia: np.ndarray, ib: np.ndarray,
+              run_a: RunResults, run_b: RunResults) -> np.ndarray | None:
+    if items_a.clusters is None and items_b.clusters is None:
+        return None
+    if items_a.clusters is not None and items_b.clusters is not None:
+        ka, kb = items_a.clusters[ia], items_b.clusters[ib]
+        differ = ka != kb
+        if differ.any():
+            n = int(differ.sum())
+            raise AlignmentError(
+                f"{run_a.path} and {run_b.path} put {n} items in different clusters (e.g. "
+                f"{_show(items_a.keys[ia][differ], n)}); use the cluster field of one run only"
+            )
+        return ka
+    return items_a.clusters[ia] if items_a.clusters is not None else \
+        items_b.clusters[ib]  # type: ignore[index]
+
+
+def _run_summary(run: RunResults, items: _Items, only_here: int, no_score: int) -> RunSummary:
+    s = items.summary
+    return RunSummary(
+        name=run.name, path=run.path, format=run.format, records=s["records"], items=s["items"],
+        max_samples=s["max_samples"], reduced=s["reduced"], ties=s["ties"],
+        binarised=s["binarised"], only_here=only_here, no_score=no_score,
+    )
+
+
+def align_many(
+    runs: Sequence[RunResults],
+    *,
+    on_missing: str = "error",
+    threshold: float | None = None,
+    reduce: str | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pair K runs on their common items: the key of each item and a K x N 0/1 matrix.
+
+    Same rules as :func:`align`: strict by default (every run must have every item, once,
+    with a 0/1 score), ``on_missing="intersect"`` keeps the items present and scored in all
+    runs. Items are in the first run's order; row k of ``correct`` is ``runs[k]``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mcnemar.io import RunResults
+    >>> def run(name, keys, scores):
+    ...     return RunResults(name=name, path=name, format="csv", records=len(keys),
+    ...                       keys=np.array(keys, dtype=object), scores=np.array(scores, float))
+    >>> keys, correct = align_many([run("a", ["x", "y"], [1, 0]), run("b", ["y", "x"], [1, 1]),
+    ...                             run("c", ["x", "y"], [0, 0])])
+    >>> keys.tolist(), correct.tolist()
+    (['x', 'y'], [[1, 0], [1, 1], [0, 0]])
+    """
+    check_policies(on_missing, threshold, reduce)
+    if len(runs) < 2:
+        raise McNemarError(f"align_many needs at least two runs, got {len(runs)}")
+    loaded = [r.load() for r in runs]
+    problems: list[str] = []
+    items = [_items(r, threshold, reduce, problems) for r in loaded]
+    base = items[0]
+    index = np.empty((len(runs), len(base.keys)), dtype=np.int64)
+    index[0] = np.arange(len(base.keys))
+    present = np.ones(len(base.keys), dtype=bool)
+    for k in range(1, len(runs)):
+        index[k] = lookup(items[k].keys, base.keys)
+        absent = index[k] < 0
+        extra = len(items[k].keys) - int((~absent).sum())
+        if on_missing == "error":
+            if absent.any():
+                n = int(absent.sum())
+                problems.append(f"{loaded[k].path}: {n} items of {loaded[0].path} are missing "
+                                f"(e.g. {_show(base.keys[absent], n)})")
+            if extra:
+                mine = lookup(base.keys, items[k].keys) < 0
+                problems.append(f"{loaded[k].path}: {extra} items not in {loaded[0].path} "
+                                f"(e.g. {_show(items[k].keys[mine], extra)})")
+        present &= ~absent
+    values = np.full(index.shape, np.nan)
+    for k in range(len(runs)):
+        ok = index[k] >= 0
+        values[k, ok] = items[k].value[index[k][ok]]
+    scored = ~np.isnan(values)
+    if on_missing == "error":
+        for k in range(len(runs)):
+            lacking = present & ~scored[k]
+            if lacking.any():
+                n = int(lacking.sum())
+                problems.append(f"{loaded[k].path}: {n} items have no score (e.g. "
+                                f"{_show(base.keys[lacking], n)})")
+    if problems:
+        raise AlignmentError("cannot pair the runs: " + "; ".join(problems))
+    keep = present & scored.all(axis=0)
+    return base.keys[keep], values[:, keep].astype(np.int8)

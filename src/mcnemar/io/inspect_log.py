@@ -1,0 +1,238 @@
+"""Inspect AI evaluation logs, read directly (``inspect-ai`` is not needed).
+
+Two containers: the ``.eval`` ZIP archive (``header.json`` plus one ``samples/{id}_epoch_{n}.json``
+per sample and epoch, and ``summaries.json``; unfinished logs have ``_journal/start.json``
+instead of a header) and the ``.json`` log (the whole ``EvalLog`` with a ``samples`` list).
+The item key is the sample ``id`` and ``epoch`` is the sample index, so several epochs of one
+item are never counted as separate items. Score values are mapped as Inspect's
+``value_to_float`` maps them: ``C`` 1, ``I`` 0, ``P`` 0.5, ``N`` 0, booleans, numbers, numeric
+text, yes/no/true/false; anything else is an error rather than a silent 0.
+
+Layout: Inspect AI ``src/inspect_ai/log/_recorders/eval.py`` (log schema version 2).
+"""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mcnemar.errors import InputFileError
+from mcnemar.io._run import RunResults, load_json_document, object_array, score_to_float, short_repr
+
+__all__ = ["read_inspect"]
+
+_HEADERS = ("header.json", "_journal/start.json", "start.json")
+
+
+def read_inspect(
+    path: str | Path,
+    *,
+    score: str | None = None,
+    value_key: str | None = None,
+    cluster: str | None = None,
+    name: str | None = None,
+    progress: bool | None = None,
+) -> RunResults:
+    """Read an Inspect log (``.eval`` archive or ``.json``).
+
+    Parameters
+    ----------
+    score : str, optional
+        The scorer name (a key of each sample's ``scores``). Default: the only scorer; a log
+        with several scorers needs a choice.
+    value_key : str, optional
+        For scorers whose value is a dict of named values: which one to use.
+    cluster : str, optional
+        A key of the sample ``metadata`` to use as the item's cluster.
+    name : str, optional
+        Display name; default the model in the log header.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, json
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "log.json"
+    >>> _ = p.write_text(json.dumps({"version": 2, "status": "success",
+    ...     "eval": {"model": "m", "task": "t"},
+    ...     "samples": [{"id": 1, "epoch": 1, "scores": {"match": {"value": "C"}}}]}))
+    >>> run = read_inspect(p)
+    >>> run.keys.tolist(), run.scores.tolist(), run.name
+    ([1], [1.0], 'm')
+    """
+    p = Path(path)
+    if zipfile.is_zipfile(p):
+        header, samples = _read_eval_zip(p)
+    else:
+        doc = load_json_document(p)
+        if not isinstance(doc, dict) or "eval" not in doc:
+            raise InputFileError(
+                "not an Inspect log: expected a JSON object with 'eval' and 'samples'",
+                path=str(p),
+            )
+        header = doc
+        raw = doc.get("samples")
+        if raw is None:
+            raise InputFileError(
+                "the log has no 'samples' (written with --no-log-samples?); per-item results "
+                "are needed for a paired test",
+                path=str(p),
+            )
+        if not isinstance(raw, list):
+            raise InputFileError(f"'samples' must be a list, found {type(raw).__name__}",
+                                 path=str(p))
+        samples = [(f"samples[{i}]", s) for i, s in enumerate(raw)]
+    scorer = _choose_scorer(p, samples, score)
+    keys: list[Any] = []
+    scores: list[float] = []
+    epochs: list[int] = []
+    clusters: list[str] = []
+    for where, sample in samples:
+        if not isinstance(sample, dict):
+            raise InputFileError(f"{where}: a sample must be a JSON object", path=str(p))
+        sid = sample.get("id")
+        if isinstance(sid, bool) or not isinstance(sid, int | str):
+            raise InputFileError(f"{where}: sample 'id' must be an integer or text, found "
+                                 f"{short_repr(sid)}", path=str(p))
+        epoch = sample.get("epoch", 1)
+        if isinstance(epoch, bool) or not isinstance(epoch, int):
+            raise InputFileError(f"{where}: 'epoch' must be an integer, found "
+                                 f"{short_repr(epoch)}", path=str(p))
+        keys.append(sid)
+        epochs.append(epoch)
+        scores.append(_sample_score(p, where, sample, scorer, value_key))
+        if cluster is not None:
+            meta = sample.get("metadata") or {}
+            if not isinstance(meta, dict) or cluster not in meta:
+                raise InputFileError(f"{where}: metadata key {cluster!r} not found (sample id "
+                                     f"{sid!r})", path=str(p))
+            clusters.append(str(meta[cluster]))
+    raw_spec = header.get("eval")
+    spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
+    model = spec.get("model") if isinstance(spec.get("model"), str) else None
+    metadata: dict[str, Any] = {"status": header.get("status"), "scorer": scorer}
+    for field in ("model", "task", "run_id", "eval_id", "created"):
+        if isinstance(spec.get(field), str):
+            metadata[field] = spec[field]
+    return RunResults(
+        name=name or model or p.name,
+        path=str(p),
+        format="inspect",
+        keys=object_array(keys),
+        scores=np.asarray(scores, dtype=np.float64),
+        records=len(keys),
+        key_names=("id",),
+        score_name=scorer,
+        epochs=np.asarray(epochs, dtype=np.int64),
+        sample_name="epoch",
+        clusters=object_array(clusters) if cluster is not None else None,
+        cluster_name=cluster,
+        metadata=metadata,
+    )
+
+
+def _json_entry(p: Path, archive: zipfile.ZipFile, entry: str) -> Any:
+    try:
+        return json.loads(archive.read(entry))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        reason = f" ({exc.msg} at line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) \
+            else ""
+        raise InputFileError(f"archive entry {entry} is not valid JSON{reason}",
+                             path=str(p)) from None
+    except (zipfile.BadZipFile, OSError, EOFError) as exc:
+        raise InputFileError(f"cannot read archive entry {entry} ({exc})", path=str(p)) from None
+
+
+def _read_eval_zip(p: Path) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    try:
+        archive = zipfile.ZipFile(p)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise InputFileError(f"not a readable .eval archive ({exc})", path=str(p)) from None
+    with archive:
+        names = archive.namelist()
+        header_entry = next((h for h in _HEADERS if h in names), None)
+        if header_entry is None:
+            shown = ", ".join(names[:5]) or "none"
+            raise InputFileError(
+                f"not an Inspect .eval log: the archive has no header.json or "
+                f"_journal/start.json (entries: {shown})",
+                path=str(p),
+            )
+        header = _json_entry(p, archive, header_entry)
+        if not isinstance(header, dict):
+            raise InputFileError(f"{header_entry} must hold a JSON object", path=str(p))
+        sample_entries = sorted(
+            n for n in names
+            if n.startswith("samples/") and n.endswith(".json") and n.count("/") == 1
+        )
+        # Summaries carry id, epoch, scores and metadata without the transcripts, so they are
+        # much faster to read; the full sample entries are the fallback.
+        samples: list[tuple[str, Any]] = []
+        summaries = ["summaries.json"] if "summaries.json" in names else sorted(
+            n for n in names if n.startswith("_journal/summaries/") and n.endswith(".json"))
+        for entry in summaries:
+            batch = _json_entry(p, archive, entry)
+            if not isinstance(batch, list):
+                raise InputFileError(f"{entry} must hold a list of sample summaries",
+                                     path=str(p))
+            samples.extend((f"{entry}[{i}]", s) for i, s in enumerate(batch))
+        scored = any(isinstance(s, dict) and isinstance(s.get("scores"), dict)
+                     for _, s in samples)
+        if sample_entries and (not scored or len(samples) < len(sample_entries)):
+            samples = [(n, _json_entry(p, archive, n)) for n in sample_entries]
+        if not samples:
+            raise InputFileError(
+                "the archive holds no samples (written with --no-log-samples, or not yet "
+                "started?); per-item results are needed for a paired test",
+                path=str(p),
+            )
+    return header, samples
+
+
+def _choose_scorer(p: Path, samples: list[tuple[str, Any]], wanted: str | None) -> str:
+    names: dict[str, None] = {}
+    for _, sample in samples:
+        if isinstance(sample, dict) and isinstance(sample.get("scores"), dict):
+            names.update(dict.fromkeys(sample["scores"]))
+    if wanted is not None:
+        if wanted not in names:
+            raise InputFileError(
+                f"scorer {wanted!r} not found; the scorers are "
+                f"{', '.join(map(repr, names)) or 'none'}",
+                path=str(p),
+            )
+        return wanted
+    if len(names) == 1:
+        return next(iter(names))
+    if not names:
+        raise InputFileError("no sample has scores (was the eval scored?)", path=str(p))
+    raise InputFileError(
+        f"the log has several scorers ({', '.join(map(repr, names))}); choose one with "
+        "score=NAME (--score)",
+        path=str(p),
+    )
+
+
+def _sample_score(p: Path, where: str, sample: dict[str, Any], scorer: str,
+                  value_key: str | None) -> float:
+    scores = sample.get("scores")
+    if not isinstance(scores, dict) or scorer not in scores:
+        return np.nan  # an errored or unscored sample: reported as "no score" at alignment
+    entry = scores[scorer]
+    value = entry.get("value") if isinstance(entry, dict) else entry
+    if isinstance(value, dict):
+        if value_key is None or value_key not in value:
+            raise InputFileError(
+                f"{where}: scorer {scorer!r} gives named values "
+                f"({', '.join(map(repr, value))}); choose one with value_key=NAME "
+                "(--value-key)",
+                path=str(p),
+            )
+        value = value[value_key]
+    try:
+        out = score_to_float(value, letters=True)
+    except ValueError as exc:
+        raise InputFileError(f"{where}: scorer {scorer!r}: {exc}", path=str(p)) from None
+    return np.nan if out is None else out

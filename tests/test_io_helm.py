@@ -1,0 +1,78 @@
+"""HELM per_instance_stats.json reader (mcnemar.io.helm).
+
+Fixtures in tests/data/io/helm follow ``PerInstanceStats`` / ``Stat`` of stanford-crfm/helm
+(``metrics/metric.py``, ``metrics/statistic.py``); each instance appears unperturbed and with
+a robustness perturbation.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mcnemar.errors import InputFileError
+from mcnemar.io import align, detect_format, read_run
+
+DATA = Path(__file__).parent / "data" / "io" / "helm"
+
+
+def test_unperturbed_instances_by_default() -> None:
+    run = read_run(DATA / "mmlu_a")
+    assert detect_format(DATA / "mmlu_a") == "helm"
+    assert detect_format(DATA / "mmlu_a" / "per_instance_stats.json") == "helm"
+    assert run.name == "openai/model-new"  # from run_spec.json
+    assert run.keys.tolist() == [(f"id{i}", "none") for i in range(6)]
+    assert run.scores.tolist() == [1, 1, 1, 1, 0, 0]
+    assert run.metadata["perturbations"] == {"none": 6, "robustness": 6}
+    assert align(run, read_run(DATA / "mmlu_b")).counts == (2, 2, 1, 1)
+
+
+def test_one_perturbation_or_all() -> None:
+    robust = read_run(DATA / "mmlu_a", perturbation="robustness")
+    assert robust.scores.tolist() == [1, 0, 1, 0, 1, 0]
+    everything = read_run(DATA / "mmlu_a", perturbation="all")
+    assert len(everything.keys) == 12
+    with pytest.raises(InputFileError, match="no instance with perturbation 'typos'"):
+        read_run(DATA / "mmlu_a", perturbation="typos")
+
+
+def test_unknown_stat_lists_the_stats() -> None:
+    with pytest.raises(InputFileError, match="stat 'f1' not found; the stats are exact_match, "
+                                             "num_prompt_tokens"):
+        read_run(DATA / "mmlu_a", score="f1")
+
+
+def test_non_binary_stat_needs_a_threshold() -> None:
+    from mcnemar.errors import AlignmentError
+
+    a = read_run(DATA / "mmlu_a", score="num_prompt_tokens")
+    with pytest.raises(AlignmentError, match=r"6 scores are not 0/1 \(e.g. 120\)"):
+        align(a, read_run(DATA / "mmlu_b"))
+
+
+def test_malformed_documents(tmp_path: Path) -> None:
+    path = tmp_path / "per_instance_stats.json"
+    path.write_text(json.dumps({"instance_id": "x"}))
+    with pytest.raises(InputFileError, match="expected a JSON list"):
+        read_run(path)
+    path.write_text(json.dumps([{"instance_id": "x", "perturbation": None,
+                                 "train_trial_index": "0", "stats": []}]))
+    with pytest.raises(InputFileError, match="entry 0: 'train_trial_index' must be an integer"):
+        read_run(path)
+    path.write_text('[{"instance_id": "x", "stats": [')
+    with pytest.raises(InputFileError, match="not valid JSON") as info:
+        read_run(path, format="helm")
+    assert info.value.line == 1
+
+
+def test_same_stat_on_two_splits_needs_a_split(tmp_path: Path) -> None:
+    stat = {"name": {"name": "exact_match", "split": "test"}, "mean": 1.0}
+    stat2 = {"name": {"name": "exact_match", "split": "valid"}, "mean": 0.0}
+    path = tmp_path / "per_instance_stats.json"
+    path.write_text(json.dumps([{"instance_id": "x", "perturbation": None,
+                                 "train_trial_index": 0, "stats": [stat, stat2]}]))
+    with pytest.raises(InputFileError, match="appears 2 times"):
+        read_run(path)
+    assert read_run(path, split="valid").scores.tolist() == [0.0]
