@@ -208,3 +208,59 @@ def test_help_documents_exit_codes() -> None:
     result = CliRunner().invoke(main, ["compare", "--help"])
     assert result.exit_code == 0
     assert "3 with --fail-on worse" in result.stdout and "4 with --fail-on" in result.stdout
+
+
+def test_epochs_as_clusters_through_the_cli() -> None:
+    # Inspect logs with two epochs per sample: instead of reducing, keep every epoch and let
+    # the clustered analysis account for the samples of one item hanging together.
+    import json as _json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    data = Path(__file__).parent / "data" / "io" / "inspect"
+    out = subprocess.run(
+        [sys.executable, "-m", "mcnemar", "compare", str(data / "a.eval"), str(data / "b.eval"),
+         "--reduce", "cluster", "--threshold", "0.5", "--format", "json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    report = _json.loads(out.stdout)
+    assert report["recommended"]["test"] == "clustered"
+    assert report["clustered"]["clusters"] == 4
+    assert report["alignment"]["reduce"] == "cluster"
+    assert report["table"]["n"] == 8
+
+
+def test_cluster_column_gives_the_clustered_analysis(tmp_path) -> None:
+    # Items grouped by passage: the report's clustered test equals the library's clustered
+    # test run directly on the same per-item outcomes.
+    import json as _json
+    import subprocess
+    import sys
+
+    import numpy as np
+
+    from mcnemar.clustering import clustered_from_outcomes
+
+    rng = np.random.default_rng(4)
+    n = 300
+    passage = rng.integers(0, 30, n)
+    effect = rng.random(30)[passage]
+    a = (rng.random(n) < 0.55 + 0.3 * effect).astype(int)
+    b = (rng.random(n) < 0.5 + 0.3 * effect).astype(int)
+    for name, score in (("a.csv", a), ("b.csv", b)):
+        rows = ["id,passage,correct"] + [f"q{i},p{passage[i]},{score[i]}" for i in range(n)]
+        (tmp_path / name).write_text("\n".join(rows) + "\n")
+    out = subprocess.run(
+        [sys.executable, "-m", "mcnemar", "compare", str(tmp_path / "a.csv"),
+         str(tmp_path / "b.csv"), "--id", "id", "--score", "correct", "--cluster", "passage",
+         "--format", "json"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    report = _json.loads(out.stdout)
+    direct = clustered_from_outcomes(a, b, passage)
+    assert report["recommended"]["test"] == "clustered"
+    assert report["clustered"]["statistic"] == direct.statistic
+    assert report["clustered"]["clusters"] == 30

@@ -78,9 +78,13 @@ significantly in either direction; 1 internal error.""",
 @click.option("--threshold", type=float,
               help="Count score >= THRESHOLD as a pass (for scores other than 0/1); the "
                    "number binarised is reported.")
-@click.option("--reduce", type=click.Choice(["mean", "majority", "first"]),
+@click.option("--reduce", type=click.Choice(["mean", "majority", "first", "cluster"]),
               help="Combine several samples (epochs) of an item: mean (then --threshold), "
-                   "majority (ties fail) or first; reported.")
+                   "majority (ties fail) or first; or 'cluster': keep every sample and "
+                   "analyse the samples of an item as a cluster. Reported.")
+@click.option("--cluster-method", default="obuchowski", show_default=True,
+              type=click.Choice(["obuchowski", "durkalski", "yang", "eliasziw-donner"]),
+              help="Clustered test used with --cluster or --reduce cluster.")
 @click.option("--names", help="Display names A,B (default: model names from the files).")
 @click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
               default="two-sided", show_default=True,
@@ -109,6 +113,7 @@ def compare(
     perturbation: str | None,
     sample: str | None,
     cluster: str | None,
+    cluster_method: str,
     label_column: str | None,
     prediction_column: str | None,
     on_missing: str,
@@ -185,8 +190,21 @@ def compare(
         display = (f"{display[0]} (A)", f"{display[1]} (B)")
     from mcnemar.report import analyze
 
+    clustered = None
+    if alignment.clusters is not None:
+        if alignment.correct_a is None or alignment.correct_b is None:
+            raise McNemarError(
+                "the clustered analysis needs the per-item outcomes, which are not kept for "
+                "files counted inside the engine; convert the runs to smaller files or use "
+                "mcnemar.clustering.clustered on per-cluster counts"
+            )
+        from mcnemar.clustering import clustered_from_outcomes
+
+        clustered = clustered_from_outcomes(alignment.correct_a, alignment.correct_b,
+                                            alignment.clusters, method=cluster_method)
     report = analyze(alignment.table, names=display, alternative=alternative,
-                     confidence_level=confidence_level, alpha=alpha, alignment=alignment)
+                     confidence_level=confidence_level, alpha=alpha, alignment=alignment,
+                     clustered=clustered)
     if fmt == "json":
         echo_json(report.to_dict())
     elif fmt == "markdown":

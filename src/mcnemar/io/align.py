@@ -46,6 +46,8 @@ __all__ = [
 ON_MISSING = ("error", "intersect")
 #: Valid ``reduce`` policies for several samples (epochs) of one item.
 REDUCERS = ("mean", "majority", "first")
+#: Keep every sample as a paired observation and cluster the samples by item.
+CLUSTER = "cluster"
 #: How many offending keys an error message shows.
 SHOW = 3
 
@@ -57,9 +59,10 @@ def check_policies(on_missing: str, threshold: float | None, reduce: str | None)
             f"on_missing={on_missing!r} is not valid; use 'error' (refuse items present in one "
             "run only) or 'intersect' (drop them and report how many)"
         )
-    if reduce is not None and reduce not in REDUCERS:
+    if reduce is not None and reduce not in (*REDUCERS, CLUSTER):
         raise McNemarError(
-            f"reduce={reduce!r} is not valid; use None, 'mean', 'majority' or 'first'"
+            f"reduce={reduce!r} is not valid; use None, 'mean', 'majority', 'first' or "
+            "'cluster' (keep every sample and analyse the samples as clusters of one item)"
         )
     if threshold is not None:
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
@@ -187,7 +190,10 @@ class AlignmentSummary:
             lines.append(f"  Binarised {binarised} scores at threshold {self.threshold:g} "
                          f"(A {self.run_a.binarised}, B {self.run_b.binarised}); "
                          f"score >= {self.threshold:g} passes.")
-        if self.reduce is not None:
+        if self.reduce == CLUSTER:
+            lines.append("  Kept every sample as a paired observation (pairs matched by item and "
+                         "sample); the samples of an item form a cluster.")
+        elif self.reduce is not None:
             ties = self.run_a.ties + self.run_b.ties
             tie_text = f"; {ties} ties counted as fail" if self.reduce == "majority" else ""
             lines.append(f"  Reduced samples per item by {self.reduce}: A {self.run_a.reduced} "
@@ -393,10 +399,12 @@ def align(
         or drop them and report how many.
     threshold : float, optional
         Count ``score >= threshold`` as a pass; needed for scores other than 0/1.
-    reduce : {None, "mean", "majority", "first"}
+    reduce : {None, "mean", "majority", "first", "cluster"}
         How to combine several samples (epochs) of one item: the mean score (then
         ``threshold``), a strict majority of passes (ties fail), or the lowest sample index.
-        ``None`` refuses items with several samples.
+        ``"cluster"`` keeps every sample, pairs the runs by (item, sample) and returns the item
+        as each pair's cluster, for the clustered analysis. ``None`` refuses items with
+        several samples.
     engine : {"auto", "numpy", "duckdb"}
         ``"auto"`` counts two deferred (large) runs inside DuckDB and everything else in
         numpy. Only counts come back from DuckDB: ``keys`` and ``correct_*`` are then None.
@@ -425,6 +433,14 @@ def align(
     check_policies(on_missing, threshold, reduce)
     if engine not in ("auto", "numpy", "duckdb"):
         raise McNemarError(f"engine={engine!r} is not valid; use 'auto', 'numpy' or 'duckdb'")
+    policy = reduce
+    if reduce == CLUSTER:
+        # Every sample becomes its own paired observation, keyed by (item, sample) and
+        # clustered by item, so the clustered analysis sees how the samples of an item hang
+        # together; this needs the per-item data, so it never runs inside the engine.
+        run_a, run_b = _samples_as_clustered_items(run_a), _samples_as_clustered_items(run_b)
+        reduce = None
+        engine = "numpy"
     both_deferred = run_a.deferred and run_b.deferred
     if engine == "duckdb" or (engine == "auto" and both_deferred):
         from mcnemar.io.frames import align_in_duckdb
@@ -488,13 +504,34 @@ def align(
         dropped_no_score=int((~keep).sum()),
         on_missing=on_missing,
         threshold=None if threshold is None else float(threshold),
-        reduce=reduce,
+        reduce=policy,
         engine="numpy",
         clusters=None if clusters is None else len(set(clusters.tolist())),
         cluster_name=run_a.cluster_name or run_b.cluster_name,
     )
     return Alignment(counts=counts, summary=summary, keys=items_a.keys[ia], correct_a=ca,
                      correct_b=cb, clusters=clusters)
+
+
+def _samples_as_clustered_items(run: RunResults) -> RunResults:
+    """Key each record by (item, sample) and use the item (or the chosen cluster) as cluster."""
+    from dataclasses import replace
+
+    run = run.load()
+    if run.epochs is None or run.keys is None:
+        return run
+    keys = object_array(list(zip(run.keys.tolist(), run.epochs.tolist(), strict=True)))
+    # repr keeps keys of different types apart (1 vs "1") and gives sortable labels.
+    clusters = run.clusters if run.clusters is not None else \
+        object_array([repr(k) for k in run.keys.tolist()])
+    return replace(
+        run,
+        keys=keys,
+        epochs=None,
+        clusters=clusters,
+        cluster_name=run.cluster_name or "item",
+        key_names=(*run.key_names, run.sample_name or "sample"),
+    )
 
 
 def no_common_items(run_a: RunResults, run_b: RunResults, keys_a: np.ndarray | None = None,
