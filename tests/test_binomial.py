@@ -122,12 +122,17 @@ def _check(k: int, n: int, want_log: mp.mpf) -> None:
 
 # Both routes (incomplete beta up to FAST_N, quadrature beyond) against exact integer sums,
 # from the centre of the distribution (z = 0.2 standard deviations) to tails far below 1e-300.
-@pytest.mark.parametrize("n", [300, 9_999, int(FAST_N) + 1, 30_001])
-@pytest.mark.parametrize("z", [0.2, 1.0, 3.0, 8.0, 30.0, 100.0])
+@pytest.mark.parametrize(
+    ("n", "z"),
+    [
+        (n, z)
+        for n in (300, 9_999, int(FAST_N) + 1, 30_001)
+        for z in (0.2, 1.0, 3.0, 8.0, 30.0, 100.0)
+        if n / 2 - z * math.sqrt(n) / 2 >= 0  # z inside the support
+    ],
+)
 def test_lower_tail_against_exact_integer_sums(n: int, z: float) -> None:
     k = int(n / 2 - z * math.sqrt(n) / 2)
-    if k < 0:
-        pytest.skip("z beyond the support for this n")
     _check(k, n, exact_log_lower(k, n))
 
 
