@@ -154,7 +154,7 @@ def test_from_predictions_matches_brute_force(y: np.ndarray, seed: int) -> None:
 
 def test_from_predictions_crosses_block_boundaries() -> None:
     rng = np.random.default_rng(3)
-    n = 3 * (1 << 16) + 17
+    n = 3 * (1 << 18) + 17
     y = rng.integers(0, 10, n)
     pa = np.where(rng.random(n) < 0.8, y, 0)
     pb = np.where(rng.random(n) < 0.75, y, 1)

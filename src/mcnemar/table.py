@@ -38,7 +38,7 @@ IntArray = NDArray[np.int64]
 Cell = int | IntArray
 
 # Items are processed in blocks this long so that the boolean temporaries stay in cache.
-_BLOCK = 1 << 16
+_BLOCK = 1 << 18
 
 
 def _describe(value: Any) -> str:
