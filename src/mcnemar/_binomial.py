@@ -61,7 +61,7 @@ FAST_N = 10_000.0
 #: Below this tail probability the fast route switches to the log-space route.
 _TINY = 1e-280
 #: Gauss-Legendre nodes for J; exact for n <= 2 * _NODES.
-_NODES = 64
+_NODES = 32
 #: The quadrature range ends where the integrand has fallen to exp(-_CUTOFF).
 _CUTOFF = 45.0
 
