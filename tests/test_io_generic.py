@@ -255,3 +255,32 @@ def test_long_file_through_duckdb() -> None:
     assert [r.name for r in runs] == ["new", "old"] and all(r.deferred for r in runs)
     al = align(*runs)
     assert al.counts == (2, 2, 1, 1) and al.summary.engine == "duckdb"
+
+
+def test_parquet_integer_ids_join_natively_and_agree_with_text_ids(tmp_path) -> None:
+    # Integer ids on both sides are joined as integers (faster); ids given as text on one side
+    # are still compared as text. Both give the table counted directly with numpy.
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from mcnemar.io import align, read_run
+
+    rng = np.random.default_rng(8)
+    n = 5000
+    ids = np.arange(n)
+    sa = (rng.random(n) < 0.7).astype(np.int8)
+    sb = (rng.random(n) < 0.6).astype(np.int8)
+    perm = rng.permutation(n)
+    pq.write_table(pa.table({"item": ids, "ok": sa}), tmp_path / "a.parquet")
+    pq.write_table(pa.table({"item": ids[perm], "ok": sb[perm]}), tmp_path / "b.parquet")
+    pq.write_table(pa.table({"item": ids[perm].astype(str), "ok": sb[perm]}),
+                   tmp_path / "b_text.parquet")
+    want = (int(np.sum((sa == 1) & (sb == 1))), int(np.sum((sa == 1) & (sb == 0))),
+            int(np.sum((sa == 0) & (sb == 1))), int(np.sum((sa == 0) & (sb == 0))))
+    run_a = read_run(tmp_path / "a.parquet", id="item", score="ok")
+    run_b = read_run(tmp_path / "b.parquet", id="item", score="ok")
+    assert run_a.source is not None and run_a.source.native_sql is not None
+    assert align(run_a, run_b).counts == want
+    run_text = read_run(tmp_path / "b_text.parquet", id="item", score="ok")
+    assert run_text.source is not None and run_text.source.native_sql is None
+    assert align(run_a, run_text).counts == want

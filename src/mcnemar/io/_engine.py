@@ -39,12 +39,17 @@ def connect() -> Any:
     return con
 
 
-def relation(con: Any, run: RunResults) -> Any:
-    """The DuckDB relation of a deferred run (columns as described by DeferredSource)."""
+def relation(con: Any, run: RunResults, *, native_ids: bool = False) -> Any:
+    """The DuckDB relation of a deferred run (columns as described by DeferredSource).
+
+    ``native_ids`` keeps integer id columns in their own type (see
+    ``DeferredSource.native_sql``); otherwise ids are text.
+    """
     if run.source is None:
         raise McNemarError(f"run {run.name!r} is not deferred")
+    sql = run.source.native_sql if native_ids and run.source.native_sql else run.source.sql
     try:
-        return con.sql(run.source.sql)
+        return con.sql(sql)
     except Exception as exc:  # duckdb.Error
         raise engine_error(exc, Path(run.path), run.source.kind) from None
 

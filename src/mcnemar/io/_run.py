@@ -55,6 +55,10 @@ class DeferredSource:
     kind: str
     has_sample: bool = False
     has_cluster: bool = False
+    #: The same query with the id columns in their own (integer) type, and those types;
+    #: two runs whose ids share an integer type are joined on it, which is faster than text.
+    native_sql: str | None = None
+    key_types: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

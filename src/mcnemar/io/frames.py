@@ -355,6 +355,9 @@ def align_in_duckdb(run_a: RunResults, run_b: RunResults, *, on_missing: str = "
     if has_sample and not (run_a.source.has_sample and run_b.source.has_sample):
         raise McNemarError("give the sample column for both runs or for neither")
     con = connect()
+    # Ids are compared as text; when both runs hold integer ids (the same values as text),
+    # the join runs on the integers themselves, which is markedly faster.
+    native_ids = run_a.source.native_sql is not None and run_b.source.native_sql is not None
     sides = []
     for label, run in (("a", run_a), ("b", run_b)):
         if run.source is not None and run.source.kind in ("csv", "jsonl"):
@@ -366,7 +369,7 @@ def align_in_duckdb(run_a: RunResults, run_b: RunResults, *, on_missing: str = "
                 raise engine_error(exc, Path(run.path), run.source.kind) from None
             frame = nw.from_native(con.table(f"__mcn_run_{label}"))
         else:
-            frame = nw.from_native(relation(con, run))
+            frame = nw.from_native(relation(con, run, native_ids=native_ids))
         records = run.records
         if records is None:
             try:

@@ -485,6 +485,8 @@ def _score_sql(column: str, dtype: str | None) -> str:
     )
 
 
+INTEGER_TYPES = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                 "UBIGINT"}
 _NUMERIC = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
             "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL"}
 
@@ -504,15 +506,26 @@ def _deferred(
             _pick(columns, [extra], (), what, what, p)
     types = _engine_types(con, p, kind)
     needed = [*id_cols, score_col] + [c for c in (run_column, sample, cluster) if c]
-    select = [f"CAST({_q(c)} AS VARCHAR) AS {KEY_PREFIX}{i}" for i, c in enumerate(id_cols)]
-    select.append(f"{_score_sql(score_col, types.get(score_col))} AS {SCORE_COL}")
+    key_types = tuple(types.get(c, "VARCHAR") for c in id_cols)
+    rest = [f"{_score_sql(score_col, types.get(score_col))} AS {SCORE_COL}"]
     if sample is not None:
-        select.append(f"CAST({_q(sample)} AS BIGINT) AS {SAMPLE_COL}")
+        rest.append(f"CAST({_q(sample)} AS BIGINT) AS {SAMPLE_COL}")
     if cluster is not None:
-        select.append(f"CAST({_q(cluster)} AS VARCHAR) AS {CLUSTER_COL}")
-    sql = f"SELECT {', '.join(select)} FROM {_scan(p, kind, needed)}"
+        rest.append(f"CAST({_q(cluster)} AS VARCHAR) AS {CLUSTER_COL}")
+    where = ""
     if run_column is not None and run is not None:
-        sql += f" WHERE CAST({_q(run_column)} AS VARCHAR) = {_lit(run)}"
+        where = f" WHERE CAST({_q(run_column)} AS VARCHAR) = {_lit(run)}"
+
+    def query(text_ids: bool) -> str:
+        keys = [
+            f"CAST({_q(c)} AS VARCHAR) AS {KEY_PREFIX}{i}" if text_ids
+            else f"{_q(c)} AS {KEY_PREFIX}{i}"
+            for i, c in enumerate(id_cols)
+        ]
+        return f"SELECT {', '.join(keys + rest)} FROM {_scan(p, kind, needed)}{where}"
+
+    sql = query(text_ids=True)
+    native_sql = query(text_ids=False) if all(t in INTEGER_TYPES for t in key_types) else None
     records = None
     if kind == "parquet" and run_column is None:
         # Parquet keeps row counts in its footer: this does not scan the data.
@@ -534,7 +547,8 @@ def _deferred(
         cluster_name=cluster,
         metadata={"run": run} if run is not None else {},
         source=DeferredSource(sql=sql, key_count=len(id_cols), files=files, kind=kind,
-                              has_sample=sample is not None, has_cluster=cluster is not None),
+                              has_sample=sample is not None, has_cluster=cluster is not None,
+                              native_sql=native_sql, key_types=key_types),
     )
 
 
