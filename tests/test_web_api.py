@@ -1,7 +1,7 @@
 """Tests of the calculator's JSON API, page and ``mcnemar serve`` (in process, no browser).
 
 Reference values: the 200-item worked example (157, 17, 3, 23) and the other tables are from
-``/work/shared/REFERENCES.md`` and ``reference/published.csv`` (Newcombe 1998, Table III;
+the shared REFERENCES.md and ``tests/data/published.csv`` (Newcombe 1998, Table III;
 Fagerland, Lydersen & Laake 2013/2014; Tango 1998; contingencytables' test-ch8.R). The API must
 return exactly what :func:`mcnemar.report.analyze` returns, so most checks compare the two and
 a few check published numbers end to end.
@@ -40,7 +40,7 @@ from mcnemar.web.models import MAX_COUNT, ReportResponse
 from mcnemar.web.upload import MalformedUpload, UploadTooLarge, read_multipart, safe_filename
 
 DATA = Path(__file__).parent / "data" / "web"
-REFERENCE = Path("/work/shared/reference/published.csv")
+REFERENCE = Path(__file__).parent / "data" / "published.csv"
 EXAMPLE = {"a": 157, "b": 17, "c": 3, "d": 23}
 
 
@@ -127,8 +127,6 @@ def test_worked_example_200_items(client: TestClient) -> None:
 
 
 def _published_rows() -> list[dict[str, str]]:
-    if not REFERENCE.exists():
-        return []
     return list(csv.DictReader(REFERENCE.open(encoding="utf-8")))
 
 
