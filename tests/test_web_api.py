@@ -532,19 +532,6 @@ def test_create_app_refuses_a_bad_limit() -> None:
 # ----------------------------------------------------------------------------- uploads
 
 
-def _file_readers_available() -> bool:
-    try:
-        from mcnemar.io import align, read_run  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_io = pytest.mark.skipif(
-    not _file_readers_available(),
-    reason="mcnemar.io.read_run/align are not available, so uploads cannot be analysed",
-)
-
 
 def _count_cells(path_a: Path, path_b: Path) -> dict[str, int]:
     """Brute-force pairing of the two fixture CSVs (independent of mcnemar.io)."""
@@ -565,7 +552,6 @@ def _files(a: str = "candidate.csv", b: str = "baseline.csv") -> dict[str, Any]:
     }
 
 
-@needs_io
 def test_compare_aligns_two_files(client: TestClient) -> None:
     response = client.post(
         "/api/v1/compare",
@@ -588,7 +574,6 @@ def test_compare_aligns_two_files(client: TestClient) -> None:
     assert got["tests"] == counts["tests"]
 
 
-@needs_io
 def test_compare_pairing_options(client: TestClient) -> None:
     a = b"id,correct\nq1,1\nq2,0\nq3,1\n"
     b = b"id,correct\nq2,1\nq3,1\nq4,0\n"
@@ -611,7 +596,6 @@ def test_compare_pairing_options(client: TestClient) -> None:
     )
 
 
-@needs_io
 def test_compare_malformed_file_names_the_field(client: TestClient) -> None:
     response = client.post("/api/v1/compare", files=_files(a="malformed.csv"))
     error = assert_error(response, 422, "file_a")

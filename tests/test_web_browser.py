@@ -418,21 +418,7 @@ def test_huge_counts_show_a_log_scale_p_value(desktop: Page, server: str) -> Non
     assert "off the chart" in (page.locator("#dist-chart svg").text_content() or "")
 
 
-def _file_readers_available() -> bool:
-    try:
-        from mcnemar.io import align, read_run  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
-
-needs_io = pytest.mark.skipif(
-    not _file_readers_available(),
-    reason="mcnemar.io.read_run/align are not available, so uploads cannot be analysed",
-)
-
-
-@needs_io
 def test_upload_two_files_shows_the_alignment(desktop: Page, server: str) -> None:
     page = desktop.page
     page.goto(server)
@@ -453,7 +439,6 @@ def test_upload_two_files_shows_the_alignment(desktop: Page, server: str) -> Non
     page.screenshot(path=str(ARTIFACTS / "web-upload.png"), full_page=True)
 
 
-@needs_io
 def test_upload_malformed_file_shows_a_message(desktop: Page, server: str) -> None:
     page = desktop.page
     page.goto(server)
