@@ -185,15 +185,7 @@ def test_bad_invocations(matrix_csv: tuple[Path, np.ndarray], tmp_path: Path,
 # run files through mcnemar.io
 
 
-def _io_ready() -> bool:
-    try:
-        from mcnemar.io import align_many, read_run  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
-
-@pytest.mark.skipif(not _io_ready(), reason="mcnemar.io.read_run/align_many not available")
 def test_run_files_are_aligned_on_their_keys(tmp_path: Path) -> None:
     x = _matrix(n=120)
     rng = np.random.default_rng(9)
@@ -215,7 +207,6 @@ def test_run_files_are_aligned_on_their_keys(tmp_path: Path) -> None:
     assert doc == json.loads(json.dumps(expected))
 
 
-@pytest.mark.skipif(not _io_ready(), reason="mcnemar.io.read_run/align_many not available")
 def test_run_files_missing_items(tmp_path: Path) -> None:
     a = tmp_path / "a.csv"
     b = tmp_path / "b.csv"

@@ -80,18 +80,7 @@ def test_analyze_invalid_requests_are_rejected_with_4xx(case) -> None:
     _assert_error_shape(response.json(), response.status_code)
 
 
-def _file_readers_available() -> bool:
-    try:
-        from mcnemar.io import align, read_run  # noqa: F401
-    except ImportError:
-        return False
-    return True
 
-
-@pytest.mark.skipif(
-    not _file_readers_available(),
-    reason="mcnemar.io.read_run/align are not available, so uploads cannot be analysed",
-)
 @settings(FUZZ, max_examples=60)
 @given(case=SCHEMA["/api/v1/compare"]["POST"].as_strategy())
 def test_compare_uploads_never_crash(case) -> None:
