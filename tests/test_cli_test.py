@@ -70,6 +70,7 @@ def test_error_framing_options() -> None:
         (["--b", "1.5", "--c", "3"], "--b must be a whole number of items, got the fraction 1.5"),
         (["--b", "x", "--c", "3"], "--b must be a whole number of items (>= 0), got 'x'"),
         (["--b", "nan", "--c", "3"], "--b must be a finite whole number"),
+        (["--b", "1e300", "--c", "3"], "--b = 1e+300 is too large"),
         (["--c", "3"], "the discordant count b is required"),
         (["--b", "3", "--c", "1", "--a", "5"], "a was given without d"),
         (["--b", "3", "--only-b-wrong", "3", "--c", "1"], "cell b was given twice"),

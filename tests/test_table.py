@@ -161,3 +161,12 @@ def test_from_predictions_crosses_block_boundaries() -> None:
     t = PairedTable.from_predictions(y, pa, pb)
     assert t.n == n
     assert t.a == int(np.sum((pa == y) & (pb == y)))
+
+
+@pytest.mark.parametrize(
+    "value", [2**52 + 1, np.int64(2**60), np.uint64(2**63 + 5), float(2**53), 10**30]
+)
+def test_counts_beyond_double_precision_are_refused(value: object) -> None:
+    with pytest.raises(TableError, match=r"too large|larger than"):
+        PairedTable(b=value, c=1)
+    assert PairedTable(b=2**52, c=2**52).discordant == 2**53

@@ -37,6 +37,11 @@ __all__ = ["PairedTable"]
 IntArray = NDArray[np.int64]
 Cell = int | IntArray
 
+# Cells up to 2**52 keep every sum of two cells (D = b + c) exact in double precision, which
+# the exact tail computations use.
+_MAX_COUNT = 2**52
+_MAX_TEXT = "counts up to 2**52 (about 4.5e15) are supported"
+
 # Items are processed in blocks this long so that the boolean temporaries stay in cache.
 _BLOCK = 1 << 18
 
@@ -69,10 +74,15 @@ def _count(name: str, value: Any) -> IntArray:
     if arr.size == 0:
         raise TableError(f"{name} is empty; give a count (a whole number >= 0)")
     if arr.dtype.kind in "iu":
+        if arr.dtype == np.uint64 and np.any(arr > _MAX_COUNT):
+            raise TableError(f"{name} is larger than 2**52; {_MAX_TEXT}")
         out = arr.astype(np.int64, copy=False)
         if np.any(out < 0):
             bad = out[out < 0].flat[0]
             raise TableError(f"{name} must be >= 0, got {bad}; counts cannot be negative")
+        if np.any(out > _MAX_COUNT):
+            bad = out[out > _MAX_COUNT].flat[0]
+            raise TableError(f"{name} = {bad} is too large; {_MAX_TEXT}")
         return out
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)):
@@ -87,15 +97,16 @@ def _count(name: str, value: Any) -> IntArray:
                 f"{name} must be a whole number of items, got the fraction {bad}; "
                 "counts of items cannot be fractional"
             )
-        if np.any(arr > 2.0**53):
-            raise TableError(f"{name} is larger than 2**53 and cannot be held exactly")
+        if np.any(arr > _MAX_COUNT):
+            bad = arr[arr > _MAX_COUNT].flat[0]
+            raise TableError(f"{name} = {bad:g} is too large; {_MAX_TEXT}")
         return arr.astype(np.int64)
     if arr.dtype == object and arr.ndim == 0 and isinstance(value, numbers.Integral):
         value = int(value)
         if value < 0:
             raise TableError(f"{name} must be >= 0, got {value}; counts cannot be negative")
-        if value > 2**62:
-            raise TableError(f"{name} = {value} is too large; counts up to 2**62 are supported")
+        if value > _MAX_COUNT:
+            raise TableError(f"{name} = {value} is too large; {_MAX_TEXT}")
         return np.asarray(value, dtype=np.int64)
     raise TableError(
         f"{name} must be a count (a whole number >= 0) or an array of counts, "
