@@ -172,3 +172,22 @@ def test_clustered_items_change_the_recommendation() -> None:
     assert greater.pvalue == pytest.approx(1 - result.pvalue / 2)
     with pytest.raises(McNemarError, match="same items"):
         analyze(PairedTable(a=1, b=2, c=3, d=4), clustered=result)
+
+
+def test_huge_test_sets_report_tiny_differences_readably() -> None:
+    # D = 2e10 discordant items: the detectable difference comes from Connor's approximation
+    # (the exact power sum would take seconds), and tiny differences keep significant digits.
+    from mcnemar.planning import minimum_detectable_effect
+
+    n = 10**12
+    table = PairedTable(a=n, b=n // 100, c=n // 100 + 10**6, d=n)
+    rep = analyze(table)
+    d = rep.to_dict()
+    assert d["power"]["method"] == "connor"
+    total = 2 * n + 2 * (n // 100) + 10**6
+    want = minimum_detectable_effect(total, (2 * (n // 100) + 10**6) / total, method="connor")
+    assert rep.detectable_difference == pytest.approx(want.difference)
+    assert "by 0.000050 accuracy points" in rep.conclusion.text
+    assert "0.0 points" not in str(rep)
+    small = analyze(PairedTable(a=157, b=17, c=3, d=23)).to_dict()
+    assert small["power"]["method"] == "exact"

@@ -38,6 +38,9 @@ __all__ = ["SCHEMA", "Conclusion", "Report", "analyze"]
 SCHEMA = "mcnemar.report/1"
 #: Below this many discordant items the chi-square approximation is not trusted.
 EXACT_BELOW = 25
+#: Up to this many discordant items the detectable difference is computed with the exact
+#: test's power; beyond it with Connor's (1987) normal approximation.
+EXACT_POWER_MAX_D = 1_000_000
 _TEST_ORDER = ("exact", "midp", "asymptotic", "corrected")
 _HEADLINE_INTERVALS = ("newcombe", "wald", "tango")
 _INTERVAL_LABELS = {
@@ -139,6 +142,7 @@ class Report:
     detectable_difference: float | None
     power_target: float
     conclusion: Conclusion
+    power_method: str = "exact"
     assumptions: tuple[str, ...] = ASSUMPTIONS
     warnings: tuple[str, ...] = ()
     alignment: Any = None
@@ -229,6 +233,7 @@ class Report:
             else {
                 "detectable_difference": _plain(self.detectable_difference),
                 "power": self.power_target,
+                "method": self.power_method,
                 "note": self._power_text(),
             },
             "conclusion": self.conclusion.to_dict(),
@@ -294,11 +299,12 @@ class Report:
         if self.detectable_difference is None:
             return ""
         n = self.table.n
+        test = "exact test" if self.power_method == "exact" else "test (normal approximation)"
         return (
             f"With {n} items and this discordance rate ({self.table.discordant}/{n} items "
-            f"disagree), the exact test at alpha = {self.alpha:g} had "
+            f"disagree), the {test} at alpha = {self.alpha:g} had "
             f"{self.power_target:.0%} power only for differences of "
-            f"{100 * self.detectable_difference:.1f} points or more."
+            f"{_size(self.detectable_difference)} points or more."
         )
 
     def _clustered_text(self) -> str:
@@ -356,7 +362,8 @@ class Report:
         if self.difference is not None:
             level = f"{self.confidence_level:.0%}"
             lines.append(
-                f"Difference in accuracy, {na} - {nb}: {100 * self.difference:+.1f} points "
+                f"Difference in accuracy, {na} - {nb}: "
+                f"{_points(self.difference, _decimals(abs(100 * self.difference)))} points "
                 f"({level} confidence intervals):"
             )
             for label, text in self._interval_lines():
@@ -403,7 +410,8 @@ class Report:
         out += ["", f"_{self.recommendation_reason}_", ""]
         if self.difference is not None:
             out += [
-                f"Difference in accuracy ({na} − {nb}): **{100 * self.difference:+.1f} points**",
+                f"Difference in accuracy ({na} − {nb}): "
+                f"**{_points(self.difference, _decimals(abs(100 * self.difference)))} points**",
                 "",
                 f"| {self.confidence_level:.0%} interval | points |",
                 "|---|---|",
@@ -444,15 +452,29 @@ def _wrap(text: str, indent: str = "") -> str:
     return textwrap.fill(text, width=92, subsequent_indent=indent)
 
 
-def _points(x: float) -> str:
-    return f"{100 * x:+.1f}"
+def _decimals(scale: float) -> int:
+    """Decimals that show a quantity of this size (in points) with two significant digits;
+    one decimal for everyday sizes, more for the tiny differences of huge test sets."""
+    if not math.isfinite(scale) or scale <= 0:
+        return 1
+    return max(1, min(10, 1 - math.floor(math.log10(scale))))
+
+
+def _points(x: float, decimals: int = 1) -> str:
+    return f"{100 * x:+.{decimals}f}"
+
+
+def _size(x: float) -> str:
+    """An unsigned difference in points, e.g. '7.0' or '0.00062'."""
+    return f"{abs(100 * x):.{_decimals(abs(100 * x))}f}"
 
 
 def _points_interval(low: Any, high: Any) -> str:
     lo, hi = float(low), float(high)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return "undefined"
-    return f"[{_points(lo)}, {_points(hi)}] points"
+    d = _decimals(100 * (hi - lo))
+    return f"[{_points(lo, d)}, {_points(hi, d)}] points"
 
 
 def _check_level(name: str, value: Any) -> float:
@@ -578,6 +600,7 @@ def analyze(
     odds_ci: dict[str, Any] = {}
     unpaired_z = unpaired_p = None
     detectable = None
+    power_method = "exact"
     n = None
     if b + c > 0:
         odds = _maybe(iv.odds_ratio_estimate(b, c))
@@ -599,7 +622,12 @@ def analyze(
         if big_d > 0:
             from mcnemar.planning import minimum_detectable_effect
 
-            mde = minimum_detectable_effect(n, big_d / n, power=power, alpha=alpha, method="exact")
+            # The exact power sum costs O(sqrt(D)); beyond a million discordant items Connor's
+            # normal approximation agrees with it to about 3 significant digits.
+            power_method = "exact" if big_d <= EXACT_POWER_MAX_D else "connor"
+            mde = minimum_detectable_effect(
+                n, big_d / n, power=power, alpha=alpha, method=power_method
+            )
             detectable = _maybe(mde.difference)
     elif a is None:
         warnings.append(
@@ -690,6 +718,7 @@ def analyze(
         unpaired_pvalue=unpaired_p,
         detectable_difference=detectable,
         power_target=power,
+        power_method=power_method,
         conclusion=conclusion,
         assumptions=ASSUMPTIONS if clustered is None else CLUSTERED_ASSUMPTIONS,
         warnings=tuple(warnings),
@@ -748,13 +777,14 @@ def _conclusion(
         if diff is None or ci is None or not math.isfinite(float(ci.low)):
             return ""
         lo, hi = sorted((sign * float(ci.low), sign * float(ci.high)))
-        return f" ({level:.0%} CI {_points(lo)} to {_points(hi)} points, {ci_label})"
+        d = _decimals(100 * (hi - lo))
+        return f" ({level:.0%} CI {_points(lo, d)} to {_points(hi, d)} points, {ci_label})"
 
     if significant and better is not None:
         winner, loser = (na, nb) if better == "a" else (nb, na)
         size = ""
         if diff is not None:
-            size = f" by {abs(100 * diff):.1f} accuracy points{ci_text(1 if better == 'a' else -1)}"
+            size = f" by {_size(diff)} accuracy points{ci_text(1 if better == 'a' else -1)}"
         text = (
             f"{winner} did better than {loser}{size}: {split}. The {test_name} test gives "
             f"p = {p_text} < {alpha:g}, so a difference this large is unlikely if the two "
@@ -771,7 +801,7 @@ def _conclusion(
         ahead = na if b > c else nb
         lean = f" {ahead} was ahead on this test set"
         if diff is not None:
-            lean += f" by {abs(100 * diff):.1f} points{ci_text(1 if b > c else -1)}"
+            lean += f" by {_size(diff)} points{ci_text(1 if b > c else -1)}"
         lean += ", but that is within what chance produces."
     text = (
         f"This test set does not resolve {na} and {nb}: {split}; the {test_name} test gives "
@@ -781,7 +811,7 @@ def _conclusion(
     if detectable is not None:
         text += (
             f": the test had {power:.0%} power only for differences of "
-            f"{100 * detectable:.1f} points or more."
+            f"{_size(detectable)} points or more."
         )
     else:
         text += "."
