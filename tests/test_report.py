@@ -6,6 +6,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from mcnemar import McNemarError, PairedTable, TableError, analyze
 from mcnemar.report import SCHEMA
@@ -191,3 +193,60 @@ def test_huge_test_sets_report_tiny_differences_readably() -> None:
     assert "0.0 points" not in str(rep)
     small = analyze(PairedTable(a=157, b=17, c=3, d=23)).to_dict()
     assert small["power"]["method"] == "exact"
+
+
+# -- the shipped JSON Schema ---------------------------------------------------------------------
+def _validator():
+    import jsonschema_rs
+
+    from mcnemar.report import json_schema
+
+    return jsonschema_rs.validator_for(json_schema())
+
+
+@pytest.mark.parametrize(
+    ("table", "kwargs"),
+    [
+        (PairedTable(a=157, b=17, c=3, d=23), {"names": ("candidate", "baseline")}),
+        (PairedTable(b=17, c=3), {}),
+        (PairedTable(a=90, b=0, c=0, d=10), {}),
+        (PairedTable(a=0, b=0, c=0, d=0), {}),
+        (PairedTable(a=0, b=0, c=5000, d=0), {"alternative": "less"}),
+        (PairedTable(a=500, b=40, c=20, d=40), {"confidence_level": 0.9, "alpha": 0.01}),
+        (PairedTable(a=10**12, b=10**10, c=10**10 + 10**6, d=10**12), {}),
+    ],
+)
+def test_reports_conform_to_the_shipped_schema(table: PairedTable, kwargs: dict) -> None:
+    validator = _validator()
+    document = analyze(table, **kwargs).to_dict()
+    errors = [e.message for e in validator.iter_errors(document)]
+    assert errors == []
+
+
+def test_clustered_report_conforms_and_the_schema_rejects_bad_documents() -> None:
+    from pathlib import Path
+
+    from mcnemar import clustered
+
+    data = json.loads((Path(__file__).parent / "data" / "clustered.json").read_text())
+    clusters = np.array(data["datasets"]["thyroids"]["clusters"])
+    document = analyze(PairedTable(*clusters.sum(axis=0)), clustered=clustered(clusters)).to_dict()
+    validator = _validator()
+    assert validator.is_valid(document)
+    broken = json.loads(json.dumps(document))
+    broken["tests"]["exact"]["pvalue"] = 1.5
+    assert not validator.is_valid(broken)
+    del broken["tests"]["exact"]["pvalue"]
+    assert not validator.is_valid(broken)
+    missing = {k: v for k, v in document.items() if k != "conclusion"}
+    assert not validator.is_valid(missing)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    b=st.integers(0, 300), c=st.integers(0, 300), a=st.integers(0, 300), d=st.integers(0, 300),
+    alt=st.sampled_from(["two-sided", "greater", "less"]),
+)
+def test_random_reports_conform(a: int, b: int, c: int, d: int, alt: str) -> None:
+    document = analyze(PairedTable(a=a, b=b, c=c, d=d), alternative=alt).to_dict()
+    assert _validator().is_valid(document)

@@ -815,3 +815,12 @@ def test_serve_url_and_loopback(host: str, loopback: bool, url: str) -> None:
 
     assert _is_loopback(host) is loopback
     assert _url(host, 8000) == url
+
+
+def test_the_response_conforms_to_the_shipped_report_schema(client: TestClient) -> None:
+    import jsonschema_rs
+
+    from mcnemar.report import json_schema
+
+    got = client.post("/api/v1/analyze", json=dict(EXAMPLE, include=["distribution"])).json()
+    assert jsonschema_rs.validator_for(json_schema()).is_valid(got)

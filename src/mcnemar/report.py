@@ -33,7 +33,7 @@ from mcnemar.table import PairedTable
 if TYPE_CHECKING:
     from mcnemar.clustering import ClusteredResult
 
-__all__ = ["SCHEMA", "Conclusion", "Report", "analyze"]
+__all__ = ["SCHEMA", "Conclusion", "Report", "analyze", "json_schema"]
 
 SCHEMA = "mcnemar.report/1"
 #: Below this many discordant items the chi-square approximation is not trusted.
@@ -66,6 +66,22 @@ CLUSTERED_ASSUMPTIONS = (
     "The clusters are independent of one another; items within a cluster may be related.",
     *ASSUMPTIONS[1:],
 )
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of :meth:`Report.to_dict`, shipped with the package.
+
+    Examples
+    --------
+    >>> json_schema()["$id"]
+    'mcnemar.report/1'
+    """
+    import json
+    from importlib import resources
+
+    text = resources.files("mcnemar").joinpath("schemas/report-1.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
 
 
 class _Alignment(Protocol):
