@@ -8,9 +8,12 @@ answers requests addressed to the loopback names, which protects it from other w
 from __future__ import annotations
 
 import ipaddress
+import json
+import os
 import socket
 import threading
 import webbrowser
+from typing import Any
 
 import click
 
@@ -80,8 +83,15 @@ def _url(host: str, port: int) -> str:
     show_default=True,
     help="Largest result file accepted by the upload, per file, in megabytes.",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Worker processes serving requests (more use more CPU cores).",
+)
 @handle_errors
-def serve(host: str, port: int, open_browser: bool, max_upload_mb: float) -> None:
+def serve(host: str, port: int, open_browser: bool, max_upload_mb: float, workers: int) -> None:
     """Start the local web calculator and print its URL.
 
     \b
@@ -94,6 +104,7 @@ def serve(host: str, port: int, open_browser: bool, max_upload_mb: float) -> Non
     Examples:
       mcnemar serve
       mcnemar serve --port 8080 --open
+      mcnemar serve --workers 2
     """
     from mcnemar.web import require_web_extra
 
@@ -116,15 +127,26 @@ def serve(host: str, port: int, open_browser: bool, max_upload_mb: float) -> Non
         )
     if open_browser:
         threading.Timer(0.5, webbrowser.open, args=(url,)).start()
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-        timeout_graceful_shutdown=3,
-    )
-    server = uvicorn.Server(config)
+    options: dict[str, Any] = {
+        "log_level": "warning",
+        "access_log": False,
+        "server_header": False,
+        "timeout_graceful_shutdown": 3,
+    }
     try:
-        server.run(sockets=[sock])
+        if workers == 1:
+            uvicorn.Server(uvicorn.Config(app, **options)).run(sockets=[sock])
+        else:
+            # Workers are separate processes: they import the application factory and read
+            # the settings from the environment they inherit.
+            os.environ["MCNEMAR_SERVE_MAX_UPLOAD_MB"] = repr(max_upload_mb)
+            if allowed is not None:
+                os.environ["MCNEMAR_SERVE_ALLOWED_HOSTS"] = json.dumps(allowed)
+            from uvicorn.supervisors import Multiprocess
+
+            config = uvicorn.Config(
+                "mcnemar.web.app:app_from_environment", factory=True, workers=workers, **options
+            )
+            Multiprocess(config, sockets=[sock]).run()
     finally:
         sock.close()

@@ -836,3 +836,20 @@ def _public_message(message: str, upload: Any, workdir: Path) -> str:
     for field, path in upload.files.items():
         message = message.replace(str(path), upload.filenames[field])
     return message.replace(str(workdir) + "/", "")
+
+
+def app_from_environment() -> Any:
+    """Application factory for the worker processes of ``mcnemar serve --workers N``.
+
+    Each worker builds its own application from the settings the parent process put in the
+    environment (``MCNEMAR_SERVE_MAX_UPLOAD_MB``, ``MCNEMAR_SERVE_ALLOWED_HOSTS`` as a JSON
+    list); a worker process cannot be handed the parent's application object.
+    """
+    import json
+    import os
+
+    max_upload_mb = float(os.environ.get("MCNEMAR_SERVE_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB))
+    hosts = os.environ.get("MCNEMAR_SERVE_ALLOWED_HOSTS")
+    return create_app(
+        max_upload_mb=max_upload_mb, allowed_hosts=None if hosts is None else json.loads(hosts)
+    )
