@@ -89,16 +89,27 @@ end
 
 
 def rss_kib(pid: int) -> int:
-    """Resident set size of a process, from /proc (Linux)."""
+    """Resident set size of a process and its descendants (worker processes), from /proc."""
+    total = 0
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    raise RuntimeError(f"no VmRSS for pid {pid}")
+            total = int(line.split()[1])
+            break
+    else:
+        raise RuntimeError(f"no VmRSS for pid {pid}")
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        for child in children.read_text().split():
+            try:
+                total += rss_kib(int(child))
+            except (OSError, RuntimeError):
+                pass
+    return total
 
 
-def start_server() -> tuple[subprocess.Popen[str], str]:
+def start_server(workers: int = 1) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcnemar", "serve", "--port", "0"],
+        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", "--workers", str(workers)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -185,6 +196,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2, help="wrk threads (2)")
     parser.add_argument("--mix", choices=["fixed", "uncached", "page", "all"], default="all")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--workers", type=int, default=1, help="server worker processes (1)")
     args = parser.parse_args()
 
     if shutil.which("wrk") is None:
@@ -192,7 +204,7 @@ def main() -> None:
     mixes = {"fixed": FIXED_LUA, "uncached": UNCACHED_LUA, "page": PAGE_LUA}
     chosen = list(mixes) if args.mix == "all" else [args.mix]
 
-    proc, url = start_server()
+    proc, url = start_server(args.workers)
     results: dict[str, Any] = {
         "url": url,
         "connections": args.connections,
@@ -223,7 +235,8 @@ def main() -> None:
         print(json.dumps(results, indent=2))
         return
     print(f"mcnemar serve at {url}: {args.connections} connections, {args.duration} s per mix, "
-          f"wrk -t{args.threads}, {os.cpu_count()} CPUs shared with the load generator")
+          f"wrk -t{args.threads}, {args.workers} worker(s), {os.cpu_count()} CPUs shared with "
+          "the load generator")
     print(f"server RSS: {results['rss_start_kib'] / 1024:.1f} MiB at start, "
           f"{results['rss_warm_kib'] / 1024:.1f} MiB after warm-up")
     header = f"{'mix':<9} {'req/s':>9} {'requests':>9} {'p50 ms':>8} {'p90 ms':>8} " \
