@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
 
 import pytest
 
@@ -28,10 +30,11 @@ def _post(url: str, body: dict, host: str | None = None) -> tuple[int, dict]:
         return exc.code, json.loads(exc.read())
 
 
-@pytest.mark.parametrize("workers", [1, 2])
-def test_serve_answers_on_loopback_and_stops_cleanly(workers: int) -> None:
+@contextlib.contextmanager
+def _serve(*options: str) -> Iterator[str]:
+    """Run `mcnemar serve --port 0 OPTIONS` as a real process; yield its URL; stop it."""
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", "--workers", str(workers)],
+        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", *options],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -41,7 +44,20 @@ def test_serve_answers_on_loopback_and_stops_cleanly(workers: int) -> None:
         line = proc.stdout.readline()
         match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
         assert match, line
-        url = match.group(1)
+        yield match.group(1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+    assert proc.returncode is not None
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_serve_answers_on_loopback_and_stops_cleanly(workers: int) -> None:
+    with _serve("--workers", str(workers)) as url:
         # The workers may still be starting: the socket is already bound, so the request
         # waits in the backlog until one of them accepts it.
         status, report = _post(url, {"a": 157, "b": 17, "c": 3, "d": 23})
@@ -54,14 +70,6 @@ def test_serve_answers_on_loopback_and_stops_cleanly(workers: int) -> None:
         # A second analysis is answered too (with two workers, possibly by the other one).
         status, report = _post(url, {"b": 0, "c": 0})
         assert status == 200 and report["tests"]["exact"]["pvalue"] == 1.0
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
-    assert proc.returncode is not None
 
 
 def test_serve_rejects_bad_worker_counts() -> None:
@@ -75,14 +83,7 @@ def test_serve_rejects_bad_worker_counts() -> None:
 
 def test_workers_receive_the_upload_limit() -> None:
     # The limit travels to worker processes through the environment: 1 kB here.
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", "--workers", "2",
-         "--max-upload-mb", "0.001"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        url = re.search(r"(http://127\.0\.0\.1:\d+/)", proc.stdout.readline()).group(1)  # type: ignore[union-attr]
+    with _serve("--workers", "2", "--max-upload-mb", "0.001") as url:
         big = b"id,correct\n" + b"".join(b"q%d,1\n" % i for i in range(500))
         boundary = "mcnemarboundary"
         parts = []
@@ -100,6 +101,3 @@ def test_workers_receive_the_upload_limit() -> None:
             urllib.request.urlopen(request, timeout=30)
         assert info.value.code == 413
         assert "error" in json.loads(info.value.read())
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=20)

@@ -485,12 +485,18 @@ def _size(x: float) -> str:
     return f"{abs(100 * x):.{_decimals(abs(100 * x))}f}"
 
 
+def _points_pair(lo: float, hi: float) -> tuple[str, str]:
+    """Both limits of an interval in points, with as many decimals as its width needs."""
+    d = _decimals(100 * (hi - lo))
+    return _points(lo, d), _points(hi, d)
+
+
 def _points_interval(low: Any, high: Any) -> str:
     lo, hi = float(low), float(high)
     if not (math.isfinite(lo) and math.isfinite(hi)):
         return "undefined"
-    d = _decimals(100 * (hi - lo))
-    return f"[{_points(lo, d)}, {_points(hi, d)}] points"
+    lo_text, hi_text = _points_pair(lo, hi)
+    return f"[{lo_text}, {hi_text}] points"
 
 
 def _check_level(name: str, value: Any) -> float:
@@ -793,8 +799,8 @@ def _conclusion(
         if diff is None or ci is None or not math.isfinite(float(ci.low)):
             return ""
         lo, hi = sorted((sign * float(ci.low), sign * float(ci.high)))
-        d = _decimals(100 * (hi - lo))
-        return f" ({level:.0%} CI {_points(lo, d)} to {_points(hi, d)} points, {ci_label})"
+        lo_text, hi_text = _points_pair(lo, hi)
+        return f" ({level:.0%} CI {lo_text} to {hi_text} points, {ci_label})"
 
     if significant and better is not None:
         winner, loser = (na, nb) if better == "a" else (nb, na)
