@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from mcnemar.errors import InputFileError
+from mcnemar.io._archive import BoundedArchive, ReadLimits
 from mcnemar.io._run import RunResults, load_json_document, object_array, score_to_float, short_repr
 
 __all__ = ["read_inspect"]
@@ -36,6 +37,7 @@ def read_inspect(
     cluster: str | None = None,
     name: str | None = None,
     progress: bool | None = None,
+    limits: ReadLimits | None = None,
 ) -> RunResults:
     """Read an Inspect log (``.eval`` archive or ``.json``).
 
@@ -50,6 +52,10 @@ def read_inspect(
         A key of the sample ``metadata`` to use as the item's cluster.
     name : str, optional
         Display name; default the model in the log header.
+    limits : ReadLimits, optional
+        Budget for inflating a ``.eval`` archive (default
+        :data:`~mcnemar.io._archive.DEFAULT_LIMITS`); members are counted by the bytes they
+        actually inflate to, never by their declared sizes.
 
     Examples
     --------
@@ -64,7 +70,7 @@ def read_inspect(
     """
     p = Path(path)
     if zipfile.is_zipfile(p):
-        header, samples = _read_eval_zip(p)
+        header, samples = _read_eval_zip(p, limits)
     else:
         doc = load_json_document(p)
         if not isinstance(doc, dict) or "eval" not in doc:
@@ -133,7 +139,7 @@ def read_inspect(
     )
 
 
-def _json_entry(p: Path, archive: zipfile.ZipFile, entry: str) -> Any:
+def _json_entry(p: Path, archive: BoundedArchive, entry: str) -> Any:
     try:
         return json.loads(archive.read(entry))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -141,16 +147,11 @@ def _json_entry(p: Path, archive: zipfile.ZipFile, entry: str) -> Any:
             else ""
         raise InputFileError(f"archive entry {entry} is not valid JSON{reason}",
                              path=str(p)) from None
-    except (zipfile.BadZipFile, OSError, EOFError) as exc:
-        raise InputFileError(f"cannot read archive entry {entry} ({exc})", path=str(p)) from None
 
 
-def _read_eval_zip(p: Path) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
-    try:
-        archive = zipfile.ZipFile(p)
-    except (zipfile.BadZipFile, OSError) as exc:
-        raise InputFileError(f"not a readable .eval archive ({exc})", path=str(p)) from None
-    with archive:
+def _read_eval_zip(p: Path, limits: ReadLimits | None
+                   ) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+    with BoundedArchive(p, limits) as archive:
         names = archive.namelist()
         header_entry = next((h for h in _HEADERS if h in names), None)
         if header_entry is None:

@@ -1,0 +1,184 @@
+"""ZIP archives read under a budget, with every compression method current harnesses write.
+
+Inspect AI writes its ``.eval`` logs as ZIP archives; since inspect-ai 0.3.180 every member is
+compressed with Zstandard (ZIP method 93), which the standard library's :mod:`zipfile` reads
+only from Python 3.14. On older Pythons the ``backports.zstd`` package (a core dependency there)
+provides the same ``zipfile`` module with zstd support.
+
+An archive is untrusted input: a few megabytes on the wire can inflate to gigabytes (a "zip
+bomb"), and the sizes an archive declares for its members can lie. :class:`BoundedArchive`
+therefore never trusts a declared size. It reads each member in chunks through the
+decompressor and stops as soon as the bytes actually produced pass the budget
+(:class:`ReadLimits`), counting all members of the archive together, and it refuses archives
+with more members than the budget allows before reading any of them.
+
+Examples
+--------
+>>> import io, tempfile, pathlib, zipfile
+>>> p = pathlib.Path(tempfile.mkdtemp()) / "a.zip"
+>>> with zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as z:
+...     z.writestr("big.json", b" " * 10_000)
+>>> with BoundedArchive(p, ReadLimits(max_inflated_bytes=5_000)) as arc:
+...     arc.read("big.json")
+Traceback (most recent call last):
+...
+mcnemar.errors.InputFileError: ...: archive member big.json inflates past the read budget of 5000 bytes ...
+"""
+
+from __future__ import annotations
+
+import sys
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType, TracebackType
+from typing import Any
+
+from mcnemar.errors import InputFileError
+
+__all__ = ["DEFAULT_LIMITS", "BoundedArchive", "ReadLimits", "zip_module"]
+
+_CHUNK = 1 << 16
+
+
+def zip_module() -> ModuleType:
+    """The :mod:`zipfile` module that reads Zstandard members on this Python."""
+    if sys.version_info >= (3, 14):
+        return zipfile
+    try:
+        from backports.zstd import zipfile as zstd_zipfile
+    except ImportError:  # the dependency is declared; this only protects a broken install
+        return zipfile
+    return zstd_zipfile
+
+
+@dataclass(frozen=True, slots=True)
+class ReadLimits:
+    """How much work reading one archive may take.
+
+    Parameters
+    ----------
+    max_inflated_bytes : int
+        Bytes that all members read from one archive may inflate to, together. Counted from
+        what the decompressor produces, never from the sizes the archive declares.
+    max_members : int
+        Entries an archive may list at all (a million tiny entries cost time even unread).
+    """
+
+    max_inflated_bytes: int = 2 * 1024**3
+    max_members: int = 2_000_000
+
+    def __post_init__(self) -> None:
+        if self.max_inflated_bytes <= 0 or self.max_members <= 0:
+            raise ValueError("read limits must be positive")
+
+    def describe(self) -> str:
+        """The inflated-size budget in words (``"2048 MB"``)."""
+        return _size(self.max_inflated_bytes)
+
+
+#: The command line's default: generous for real logs (a 100,000-sample Inspect log reads
+#: well under it), finite so that a hostile file cannot take the machine's memory.
+DEFAULT_LIMITS = ReadLimits()
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024**2:g} MB" if n >= 1024**2 else f"{n} bytes"
+
+
+class BoundedArchive:
+    """A ZIP archive opened for budgeted reading (a context manager).
+
+    Parameters
+    ----------
+    path : path-like
+        The archive.
+    limits : ReadLimits, optional
+        The budget; default :data:`DEFAULT_LIMITS`.
+    """
+
+    def __init__(self, path: str | Path, limits: ReadLimits | None = None) -> None:
+        self.path = Path(path)
+        self.limits = limits or DEFAULT_LIMITS
+        self.inflated = 0
+        zf = zip_module()
+        try:
+            self._zip: Any = zf.ZipFile(self.path)
+        except (zf.BadZipFile, zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+            raise InputFileError(f"not a readable ZIP archive ({exc})",
+                                 path=str(self.path)) from None
+        infos = self._zip.infolist()
+        if len(infos) > self.limits.max_members:
+            self._zip.close()
+            raise InputFileError(
+                f"the archive lists {len(infos)} entries, more than the {self.limits.max_members} "
+                "allowed; it is not a log this program reads",
+                path=str(self.path),
+            )
+        self._infos = {info.filename: info for info in infos}
+
+    def __enter__(self) -> BoundedArchive:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the archive file."""
+        self._zip.close()
+
+    def namelist(self) -> list[str]:
+        """The member names, in archive order."""
+        return list(self._infos)
+
+    def read(self, name: str) -> bytes:
+        """Inflate one member, refusing once the archive's budget is spent.
+
+        Raises
+        ------
+        InputFileError
+            The member is missing, corrupt, uses a compression method this Python cannot
+            read, or inflates past the budget (naming the archive and the budget).
+        """
+        info = self._infos.get(name)
+        if info is None:
+            raise InputFileError(f"the archive has no entry {name}", path=str(self.path))
+        budget = self.limits.max_inflated_bytes - self.inflated
+        out = bytearray()
+        try:
+            with self._zip.open(info) as member:
+                while True:
+                    # Ask for at most one byte past the budget: the decompressor never
+                    # produces more than requested, whatever the member claims to hold.
+                    chunk = member.read(min(_CHUNK, budget - len(out) + 1))
+                    if not chunk:
+                        break
+                    out += chunk
+                    if len(out) > budget:
+                        raise InputFileError(
+                            f"archive member {name} inflates past the read budget of "
+                            f"{self.limits.describe()} for one archive (a damaged file or a "
+                            "zip bomb?); if the log is genuine, raise the budget "
+                            "(--max-inflated-mb on the command line)",
+                            path=str(self.path),
+                        )
+        except NotImplementedError as exc:
+            raise InputFileError(
+                f"archive entry {name} uses a compression method this installation cannot "
+                f"read ({exc}; ZIP method {info.compress_type}); reinstall mcnemar so that "
+                "its dependency backports-zstd is present",
+                path=str(self.path),
+            ) from None
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError) as exc:
+            if isinstance(exc, InputFileError):
+                raise
+            raise InputFileError(f"cannot read archive entry {name} ({exc})",
+                                 path=str(self.path)) from None
+        except Exception as exc:  # zstd and zlib raise their own error types on corrupt data
+            if type(exc).__name__ not in ("ZstdError", "error"):
+                raise
+            raise InputFileError(f"archive entry {name} is corrupt ({exc})",
+                                 path=str(self.path)) from None
+        self.inflated += len(out)
+        return bytes(out)
