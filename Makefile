@@ -1,11 +1,12 @@
 # The two commands the README promises, plus lint and benchmarks.
 #   make demo   set up a virtual environment with the core package and run the main job
 #   make test   set up everything the tests need (Python packages, Chromium) and run them
+#   make docs   build the documentation site into site/ (strict: any warning fails)
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint check bench browser clean
+.PHONY: demo test lint check bench browser clean docs docs-serve docs-figures
 
 $(VENV)/.core: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -19,6 +20,10 @@ $(VENV)/.test: pyproject.toml $(VENV)/.core
 
 $(VENV)/.bench: pyproject.toml $(VENV)/.test
 	$(PY) -m pip install -q -e ".[bench]"
+	touch $@
+
+$(VENV)/.docs: pyproject.toml $(VENV)/.core
+	$(PY) -m pip install -q -e ".[docs]"
 	touch $@
 
 demo: $(VENV)/.core
@@ -43,5 +48,18 @@ check: lint test
 bench: $(VENV)/.bench
 	$(PY) benchmarks/run_all.py
 
+# The site: strict (broken links, missing references and warnings fail), then a check that the
+# pages load nothing from other hosts. NO_MKDOCS_2_WARNING silences the theme's upgrade banner.
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --clean --site-dir site
+	$(PY) scripts/check_site_offline.py site
+
+docs-serve: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --strict
+
+# Regenerate the figures under docs/img/ (web calculator screenshots through Chromium, plots).
+docs-figures: $(VENV)/.test browser
+	$(PY) scripts/make_docs_figures.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/artifacts
+	rm -rf $(VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/artifacts

@@ -1,0 +1,352 @@
+"""Every example in the documentation runs, and shows what it prints.
+
+The pages are README.md and every ``docs/**/*.md`` (the site). Their fenced code blocks are
+run page by page, top to bottom, in one namespace per page (like a reader working through the
+page in one Python session), in a scratch directory that links the repository's ``tests/``,
+``examples/`` and ``docs/`` folders, so that relative paths such as
+``tests/data/io/inspect/a.eval`` work and files the examples write land in the scratch.
+
+=============  ===============================================================================
+block          what is checked
+=============  ===============================================================================
+``python``     runs without error; when a ``text`` block follows it directly (only blank
+               lines between), that block is what it prints to stdout
+``pycon``      a doctest (``>>>`` lines and their output), ELLIPSIS enabled
+``console``    each ``$ mcnemar ...`` (or ``$ python -m mcnemar ...``) line runs in-process
+               through click's CliRunner; the lines below it up to the next ``$`` are its
+               output (stdout and stderr as a terminal shows them). A command shown without
+               output is parsed against the real command line (unknown options, bad choices
+               and bad values fail) but not run. Any other program in a console block fails
+               the test: write install steps and the like as ``sh`` blocks, which are not run.
+=============  ===============================================================================
+
+Output comparison is exact after trailing spaces and surrounding blank lines are removed; an
+expected output whose last line is ``...`` only has to match the lines above it.
+
+Markers, an HTML comment on the line(s) right before a block (invisible on the site, visible
+in the source, counted by :func:`test_skip_markers_are_explained`):
+
+* ``<!-- docs-test: skip REASON -->`` does not run the block (e.g. ``mcnemar serve``).
+* ``<!-- docs-test: requires MODULE -->`` runs the block only if MODULE can be imported;
+  otherwise it and the rest of the page are skipped (later blocks build on it), with the
+  reason shown in the test summary.
+
+Run ``pytest tests/test_docs.py`` after any change to the report's wording: the failure shows
+the block (file and line) and a diff of the expected and actual output.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import difflib
+import doctest
+import importlib.util
+import io
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+from click.testing import CliRunner
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
+RUN_LANGS = {"python", "pycon", "console"}
+# Links in the scratch directory, so that the examples' relative paths resolve.
+LINKED = ("tests", "examples", "docs")
+# An upper bound on skipped blocks over all pages: raising it is a visible decision.
+MAX_SKIPS = 12
+
+FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)")
+MARKER = re.compile(r"^<!--\s*docs-test:\s*(?P<kind>\w+)\s*(?P<arg>.*?)\s*-->\s*$")
+
+
+@dataclass
+class Block:
+    path: Path
+    line: int  # 1-based line of the opening fence
+    lang: str
+    text: str
+    marker: tuple[str, str] | None = None
+    output: Block | None = None  # the text block that shows a python block's output
+
+    @property
+    def where(self) -> str:
+        return f"{self.path.relative_to(ROOT)}:{self.line}"
+
+
+def parse_blocks(path: Path) -> list[Block]:
+    """Fenced blocks of a markdown file, with their markers and python outputs attached."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    blocks: list[Block] = []
+    marker: tuple[str, str] | None = None
+    after_block = False  # only blank lines since the last block closed
+    i = 0
+    while i < len(lines):
+        stripped = lines[i].strip()
+        m_marker = MARKER.match(stripped)
+        m_fence = FENCE.match(stripped)
+        if m_marker:
+            marker = (m_marker["kind"], m_marker["arg"])
+            after_block = False
+        elif m_fence:
+            fence, lang = m_fence["fence"], m_fence["lang"].lower()
+            indent = len(lines[i]) - len(lines[i].lstrip())
+            start = i
+            body: list[str] = []
+            i += 1
+            while i < len(lines) and not lines[i].strip().startswith(fence):
+                body.append(lines[i][indent:] if lines[i][:indent].isspace() else lines[i])
+                i += 1
+            block = Block(path, start + 1, lang, "\n".join(body) + "\n", marker)
+            previous = blocks[-1] if blocks else None
+            if (lang == "text" and after_block and previous is not None
+                    and previous.lang == "python" and previous.output is None):
+                previous.output = block
+            else:
+                blocks.append(block)
+            marker = None
+            after_block = True
+        elif stripped:
+            marker = None
+            after_block = False
+        i += 1
+    return blocks
+
+
+def _normalize(text: str) -> list[str]:
+    out = [line.rstrip() for line in text.splitlines()]
+    while out and not out[0]:
+        out.pop(0)
+    while out and not out[-1]:
+        out.pop()
+    return out
+
+
+def compare_output(expected: str, actual: str, where: str) -> None:
+    want, got = _normalize(expected), _normalize(actual)
+    if want and want[-1] == "...":
+        want = want[:-1]
+        got = got[: len(want)]
+    if want != got:
+        diff = "\n".join(difflib.unified_diff(want, got, "shown in the docs", "printed now",
+                                              lineterm=""))
+        pytest.fail(f"{where}: the output shown differs from what the code prints:\n{diff}",
+                    pytrace=False)
+
+
+# ----------------------------------------------------------------------------- runners
+
+
+def run_python(block: Block, namespace: dict[str, Any]) -> None:
+    buffer = io.StringIO()
+    code = compile(block.text, block.where, "exec")
+    with contextlib.redirect_stdout(buffer):
+        exec(code, namespace)
+    if block.output is not None:
+        compare_output(block.output.text, buffer.getvalue(), block.output.where)
+
+
+def run_pycon(block: Block, namespace: dict[str, Any]) -> None:
+    test = doctest.DocTestParser().get_doctest(block.text, namespace, block.where,
+                                               str(block.path), block.line)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    report: list[str] = []
+    runner.run(test, out=report.append, clear_globs=False)
+    if runner.failures:
+        pytest.fail(f"{block.where}: doctest failed:\n" + "".join(report), pytrace=False)
+
+
+def console_commands(block: Block) -> list[tuple[int, str, str]]:
+    """(line, command, shown output) for each ``$`` command of a console block."""
+    commands: list[tuple[int, str, list[str]]] = []
+    continuing = False
+    for offset, line in enumerate(block.text.splitlines(), start=1):
+        if continuing and commands:
+            commands[-1] = (commands[-1][0], commands[-1][1] + " " + line.strip(), [])
+        elif line.startswith("$ "):
+            commands.append((block.line + offset, line[2:].strip(), []))
+        elif commands:
+            commands[-1][2].append(line)
+        else:
+            pytest.fail(f"{block.where}: console block does not start with a '$ ' command",
+                        pytrace=False)
+        continuing = line.rstrip().endswith("\\")
+        if continuing:
+            last = commands[-1]
+            commands[-1] = (last[0], last[1].rstrip()[:-1].rstrip(), last[2])
+    return [(ln, cmd, "\n".join(out)) for ln, cmd, out in commands]
+
+
+def mcnemar_args(command: str, where: str) -> list[str]:
+    tokens = shlex.split(command, comments=True)
+    if tokens[:1] == ["mcnemar"]:
+        return tokens[1:]
+    if tokens[:3] in (["python", "-m", "mcnemar"], ["python3", "-m", "mcnemar"]):
+        return tokens[3:]
+    pytest.fail(
+        f"{where}: `{command}` is not an mcnemar command; show it in an ```sh block "
+        "(not run) or mark the block <!-- docs-test: skip REASON -->",
+        pytrace=False,
+    )
+
+
+def check_parses(args: list[str], where: str) -> None:
+    """Parse a command line against the real CLI without running it."""
+    from mcnemar.cli import main
+
+    if not args or args[0].startswith("-"):
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, f"{where}: {result.output}"
+        return
+    group_ctx = click.Context(main, info_name="mcnemar")
+    command = main.get_command(group_ctx, args[0])
+    if command is None:
+        pytest.fail(f"{where}: no such command: mcnemar {args[0]}", pytrace=False)
+    try:
+        with command.make_context(args[0], list(args[1:]), parent=group_ctx):
+            pass
+    except click.exceptions.Exit:
+        pass  # --help, --version
+    except click.ClickException as exc:
+        pytest.fail(f"{where}: mcnemar {shlex.join(args)}: {exc.format_message()}",
+                    pytrace=False)
+
+
+def run_console(block: Block) -> None:
+    from mcnemar.cli import main
+
+    for line, command, shown in console_commands(block):
+        where = f"{block.path.relative_to(ROOT)}:{line}"
+        args = mcnemar_args(command, where)
+        if not shown.strip():
+            check_parses(args, where)
+            continue
+        result = CliRunner().invoke(main, args)
+        if result.exception is not None and not isinstance(result.exception, SystemExit):
+            raise result.exception
+        compare_output(shown, result.output, where)
+
+
+# ----------------------------------------------------------------------------- tests
+
+
+@pytest.fixture
+def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in LINKED:
+        (tmp_path / name).symlink_to(ROOT / name, target_is_directory=True)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("MCNEMAR_DEBUG", "1")  # a bug in an example shows its traceback
+    monkeypatch.delenv("COLUMNS", raising=False)
+    return tmp_path
+
+
+def _page_id(path: Path) -> str:
+    return str(path.relative_to(ROOT))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_page_id)
+def test_page_examples_run(page: Path, scratch: Path) -> None:
+    namespace: dict[str, Any] = {"__name__": "__docs__"}
+    skipped: list[str] = []
+    for block in parse_blocks(page):
+        if block.lang not in RUN_LANGS:
+            continue
+        if block.marker is not None:
+            kind, arg = block.marker
+            if kind == "skip":
+                skipped.append(f"{block.where} ({arg})")
+                continue
+            if kind == "requires":
+                if importlib.util.find_spec(arg) is None:
+                    pytest.skip(f"{block.where} and the rest of the page need {arg}, "
+                                "which is not installed")
+            else:
+                pytest.fail(f"{block.where}: unknown marker docs-test: {kind}", pytrace=False)
+        if block.lang == "python":
+            run_python(block, namespace)
+        elif block.lang == "pycon":
+            run_pycon(block, namespace)
+        else:
+            run_console(block)
+    if skipped:
+        print(f"{_page_id(page)}: {len(skipped)} block(s) not run: " + "; ".join(skipped))
+
+
+def test_skip_markers_are_explained() -> None:
+    markers = [(b.where, b.marker) for page in PAGES for b in parse_blocks(page)
+               if b.marker is not None]
+    for where, (kind, arg) in markers:
+        assert kind in {"skip", "requires"}, f"{where}: unknown marker {kind!r}"
+        assert arg, f"{where}: a docs-test: {kind} marker needs a reason or a module"
+    skips = [where for where, (kind, _) in markers if kind == "skip"]
+    assert len(skips) <= MAX_SKIPS, f"{len(skips)} skipped blocks (at most {MAX_SKIPS}): {skips}"
+
+
+def test_every_page_has_runnable_examples_or_none_hidden() -> None:
+    # A block whose language is misspelt (```Python3, ```shell-session) would silently escape
+    # the runner; only these languages are allowed for code in the pages.
+    allowed = RUN_LANGS | {"text", "sh", "json", "jsonc", "yaml", "toml", "csv", "html", ""}
+    for page in PAGES:
+        for block in parse_blocks(page):
+            assert block.lang in allowed, f"{block.where}: code block language {block.lang!r}"
+
+
+# ----------------------------------------------------------------------------- the runner
+
+
+def test_parser_attaches_output_and_markers(tmp_path: Path) -> None:
+    page = tmp_path / "p.md"
+    page.write_text(
+        "text\n\n```python\nprint(1)\n```\n\n```text\n1\n```\n\n"
+        "<!-- docs-test: skip needs a server -->\n```console\n$ mcnemar serve\n```\n"
+        "```text\nnot output: no python block before it\n```\n"
+    )
+    blocks = parse_blocks(page)
+    assert [b.lang for b in blocks] == ["python", "console", "text"]
+    assert blocks[0].output is not None and blocks[0].output.text == "1\n"
+    assert blocks[1].marker == ("skip", "needs a server")
+    assert blocks[2].marker is None
+
+
+def test_comparison_fails_on_a_changed_number() -> None:
+    compare_output("p = 0.0026\n...\n", "p = 0.0026\nmore\n", "x")
+    with pytest.raises(pytest.fail.Exception, match="differs"):
+        compare_output("p = 0.0026\n", "p = 0.0027\n", "x")
+
+
+def test_console_runner_catches_a_wrong_flag_and_a_wrong_output(tmp_path: Path) -> None:
+    bad_flag = Block(tmp_path / "x.md", 1, "console", "$ mcnemar test --b 17 --cc 3\n")
+    bad_flag.path = ROOT / "x.md"
+    with pytest.raises(pytest.fail.Exception, match="No such option"):
+        run_console(bad_flag)
+    wrong = Block(ROOT / "x.md", 1, "console",
+                  "$ mcnemar power --p10 0.06 --p01 0.04\nSample size: n = 1 item\n")
+    with pytest.raises(pytest.fail.Exception, match="differs"):
+        run_console(wrong)
+    other = Block(ROOT / "x.md", 1, "console", "$ pip install mcnemar\n")
+    with pytest.raises(pytest.fail.Exception, match="not an mcnemar command"):
+        run_console(other)
+
+
+def test_offline_check_flags_resources_from_other_hosts(tmp_path: Path) -> None:
+    import importlib.util as iu
+
+    spec = iu.spec_from_file_location("check_site_offline",
+                                      ROOT / "scripts" / "check_site_offline.py")
+    assert spec is not None and spec.loader is not None
+    checker = iu.module_from_spec(spec)
+    spec.loader.exec_module(checker)
+    (tmp_path / "ok.html").write_text(
+        '<a href="https://example.org/">a link</a><script src="assets/app.js"></script>')
+    assert checker.external_loads(tmp_path) == []
+    (tmp_path / "bad.html").write_text(
+        '<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto">'
+        '<script src="//cdn.example.org/x.js"></script>')
+    (tmp_path / "bad.css").write_text('@import url("https://fonts.example.org/f.css");')
+    assert len(checker.external_loads(tmp_path)) == 3
