@@ -50,13 +50,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
 
 from mcnemar.errors import McNemarError
+
+if TYPE_CHECKING:
+    from mcnemar.margin_planning import MarginPowerResult, MarginSampleSizeResult
 
 __all__ = [
     "MinimumDetectableEffectResult",
@@ -1106,7 +1109,8 @@ def power(
     alpha: float = 0.05,
     alternative: str = "two-sided",
     method: str = "exact",
-) -> PowerResult:
+    margin: float | None = None,
+) -> PowerResult | MarginPowerResult:
     r"""Power of McNemar's test with ``n`` items.
 
     With :math:`\psi = p_{10} + p_{01}`, :math:`\theta = p_{10}/\psi` and the rejection
@@ -1155,6 +1159,10 @@ def power(
         The test whose power is computed: exact conditional (binomial), mid-p, asymptotic
         chi-square (its true power, computed exactly), or ``"connor"`` for the approximation
         alone.
+    margin : float, optional
+        A non-inferiority margin (0.01 = 1 accuracy point): the power of Tango's test that A
+        is not worse than B by the margin, computed by
+        :func:`mcnemar.margin_planning.power` (``method`` "exact" or "connor").
 
     Returns
     -------
@@ -1184,6 +1192,13 @@ def power(
     >>> power([50, 100, 200], difference=0.2, discordance=0.8).power.round(3)
     array([0.299, 0.569, 0.876])
     """
+    if margin is not None:
+        from mcnemar import margin_planning
+
+        return margin_planning.power(
+            n, p10, p01, margin=margin, difference=difference, discordance=discordance,
+            table=table, alpha=alpha, alternative=alternative, method=method,
+        )
     method = _check_choice(method, "method", _METHODS)
     alternative = _check_choice(alternative, "alternative", _ALTERNATIVES)
     alpha = _check_open_unit(alpha, "alpha")
@@ -1332,7 +1347,8 @@ def sample_size(
     alpha: float = 0.05,
     alternative: str = "two-sided",
     method: str = "exact",
-) -> SampleSizeResult:
+    margin: float | None = None,
+) -> SampleSizeResult | MarginSampleSizeResult:
     r"""Number of items needed for McNemar's test to reach a target power.
 
     For ``method="connor"`` this is Connor's (1987) formula, rounded up:
@@ -1377,6 +1393,9 @@ def sample_size(
         The effect must point the way of a one-sided alternative (``p10 > p01`` for
         ``"greater"``).
     method : {"exact", "midp", "asymptotic", "connor"}
+    margin : float, optional
+        A non-inferiority margin: the items needed for Tango's test that A is not worse than
+        B by the margin (:func:`mcnemar.margin_planning.sample_size`).
 
     Returns
     -------
@@ -1406,6 +1425,13 @@ def sample_size(
     >>> res.n_first <= res.n
     True
     """
+    if margin is not None:
+        from mcnemar import margin_planning
+
+        return margin_planning.sample_size(
+            p10, p01, margin=margin, difference=difference, discordance=discordance,
+            table=table, power=power, alpha=alpha, alternative=alternative, method=method,
+        )
     method = _check_choice(method, "method", _METHODS)
     alternative = _check_choice(alternative, "alternative", _ALTERNATIVES)
     alpha = _check_open_unit(alpha, "alpha")

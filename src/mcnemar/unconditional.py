@@ -31,6 +31,7 @@ S. Lydersen & P. Laake (2013), BMC Med Res Methodol 13:91.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -75,6 +76,50 @@ def _binom_pmf_matrix(n: int, pis: NDArray[np.float64]) -> NDArray[np.float64]:
     with np.errstate(divide="ignore", invalid="ignore"):
         logp = log_coef + special.xlogy(m, p) + special.xlog1py(n - m, -p)
     return np.exp(logp)
+
+
+def _nuisance_interval(d: int, n: int, gamma: float) -> tuple[float, float]:
+    """Berger-Boos set: the 1 - gamma Clopper-Pearson interval for a rate with d of n items
+    ([0, 1] when gamma = 0)."""
+    if gamma <= 0:
+        return 0.0, 1.0
+    low = 0.0 if d == 0 else float(special.betaincinv(d, n - d + 1, gamma / 2.0))
+    high = 1.0 if d == n else float(special.betaincinv(d + 1, n - d, 1.0 - gamma / 2.0))
+    return low, high
+
+
+def _maximise(
+    prob: Callable[[NDArray[np.float64]], NDArray[np.float64]],
+    low: float,
+    high: float,
+    *,
+    grid: int = _GRID,
+    refine: bool = True,
+) -> float:
+    """Maximum of ``prob`` over [low, high]: the best of an equally spaced grid, then (with
+    ``refine``) golden-section search between the neighbours of the best grid point."""
+    points = np.linspace(low, high, grid)
+    values = prob(points)
+    best = int(np.argmax(values))
+    lo = points[max(best - 1, 0)]
+    hi = points[min(best + 1, grid - 1)]
+    top = float(values[best])
+    if not refine:
+        return top
+    ratio = (math.sqrt(5.0) - 1.0) / 2.0
+    x1 = hi - ratio * (hi - lo)
+    x2 = lo + ratio * (hi - lo)
+    f1, f2 = prob(np.array([x1, x2]))
+    for _ in range(40):
+        if f1 >= f2:
+            hi, x2, f2 = x2, x1, f1
+            x1 = hi - ratio * (hi - lo)
+            f1 = float(prob(np.array([x1]))[0])
+        else:
+            lo, x1, f1 = x1, x2, f2
+            x2 = lo + ratio * (hi - lo)
+            f2 = float(prob(np.array([x2]))[0])
+    return max(top, float(f1), float(f2))
 
 
 def unconditional_pvalue(
@@ -124,37 +169,10 @@ def unconditional_pvalue(
     if d == 0:
         return 1.0
     g = _extreme_probability(b, c, n, alternative)
-    if gamma > 0:
-        low = float(special.betaincinv(d, n - d + 1, gamma / 2.0))
-        high = 1.0 if d == n else float(special.betaincinv(d + 1, n - d, 1.0 - gamma / 2.0))
-    else:
-        low, high = 0.0, 1.0
+    low, high = _nuisance_interval(d, n, gamma)
 
     def prob(pis: NDArray[np.float64]) -> NDArray[np.float64]:
         out: NDArray[np.float64] = _binom_pmf_matrix(n, pis) @ g
         return out
 
-    grid = np.linspace(low, high, _GRID)
-    values = prob(grid)
-    best = int(np.argmax(values))
-    lo = grid[max(best - 1, 0)]
-    hi = grid[min(best + 1, _GRID - 1)]
-    top = float(values[best])
-    if not refine:
-        return min(1.0, top + gamma)
-    # Golden-section search between the neighbours of the best grid point.
-    ratio = (math.sqrt(5.0) - 1.0) / 2.0
-    x1 = hi - ratio * (hi - lo)
-    x2 = lo + ratio * (hi - lo)
-    f1, f2 = prob(np.array([x1, x2]))
-    for _ in range(40):
-        if f1 >= f2:
-            hi, x2, f2 = x2, x1, f1
-            x1 = hi - ratio * (hi - lo)
-            f1 = float(prob(np.array([x1]))[0])
-        else:
-            lo, x1, f1 = x1, x2, f2
-            x2 = lo + ratio * (hi - lo)
-            f2 = float(prob(np.array([x2]))[0])
-    top = max(top, float(f1), float(f2))
-    return min(1.0, top + gamma)
+    return min(1.0, _maximise(prob, low, high, refine=refine) + gamma)

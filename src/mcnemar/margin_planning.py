@@ -1,0 +1,446 @@
+r"""Planning a non-inferiority comparison: power and sample size of Tango's test with a margin.
+
+:func:`mcnemar.planning.power` and :func:`mcnemar.planning.sample_size` delegate here when
+given ``margin=``; the test is :func:`mcnemar.noninferiority.noninferiority` (score method):
+H0 :math:`\delta \le -\Delta` against H1 :math:`\delta > -\Delta`, rejected when Tango's
+:math:`Z(-\Delta) > z_{1-\alpha}`.
+
+Exact power. With discordant probabilities :math:`p_{10}` (A right, B wrong) and
+:math:`p_{01}`, the counts (b, c, a + d) of n items are trinomial. For a fixed number
+m = b + c of discordant items, b ~ Bin(m, :math:`\theta`), :math:`\theta = p_{10}/\psi`,
+:math:`\psi = p_{10} + p_{01}`, and the test rejects exactly when b >= t(m) (Z increases with
+b for fixed m), so
+
+.. math:: \text{power} = \sum_m \mathrm{Bin}(m; n, \psi)\, P\{\mathrm{Bin}(m, \theta) \ge t(m)\},
+
+a finite sum over the m where Bin(n, :math:`\psi`) carries mass (mean :math:`\pm` 12 standard
+deviations and 20 items; what is left out is below 1e-15), with t(m) found by bisection.
+
+Normal approximation (the counterpart of Connor's formula for McNemar's test, used by Nam
+1997 and Liu et al. 2002 for the score test): the numerator b - c + n :math:`\Delta` has mean
+:math:`n(\delta + \Delta)` and variance :math:`n(\psi - \delta^2)`, and the test standardises
+it with :math:`\sigma_0^2 = 2\tilde p + \delta_0(1 - \delta_0)`, :math:`\delta_0 = -\Delta`,
+where :math:`\tilde p` is the limit of the restricted estimate (Tango's quadratic with b/n,
+c/n replaced by :math:`p_{10}, p_{01}`). So
+
+.. math:: \text{power} \approx \Phi\left(\frac{\sqrt n(\delta + \Delta) - z_{1-\alpha}\sigma_0}
+          {\sqrt{\psi - \delta^2}}\right), \qquad
+          n \approx \frac{(z_{1-\alpha}\sigma_0 + z_{1-\beta}\sqrt{\psi - \delta^2})^2}
+          {(\delta + \Delta)^2}.
+
+At :math:`\Delta = 0`, :math:`\sigma_0^2 = \psi` and these are Connor's (1987) one-sided
+formulas.
+
+References
+----------
+Nam J (1997). Establishing equivalence of two treatments and sample size requirements in
+matched-pairs design. Biometrics 53:1422-1430.
+Liu J-P, Hsueh H-M, Hsieh E, Chen JJ (2002). Tests for equivalence or non-inferiority for
+paired binary data. Statistics in Medicine 21:231-245.
+Connor RJ (1987). Sample size for testing differences in proportions for the paired-sample
+design. Biometrics 43:207-211.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+from mcnemar.errors import McNemarError
+from mcnemar.noninferiority import _binom_sf, _check_margin, _thresholds, describe_margin
+from mcnemar.planning import (
+    _check_n,
+    _check_open_unit,
+    _json,
+    _points,
+    _resolve_probabilities,
+)
+
+__all__ = ["MarginPowerResult", "MarginSampleSizeResult", "power", "sample_size"]
+
+FloatArray = NDArray[np.float64]
+_TEST = "Tango score test of non-inferiority"
+_METHODS = ("exact", "asymptotic", "connor")
+
+
+def _check(method: Any, alternative: Any, alpha: Any) -> tuple[str, float]:
+    if not isinstance(method, str) or method not in _METHODS:
+        raise McNemarError(
+            "with a margin, method must be 'exact' (the exact power of the score test, also "
+            f"accepted as 'asymptotic') or 'connor' (its normal approximation); got {method!r}"
+        )
+    if alternative not in ("two-sided", "greater"):
+        raise McNemarError(
+            "with a margin the test is one-sided (H1: A is not worse than B by the margin); "
+            f"leave alternative at its default; got {alternative!r}"
+        )
+    a = _check_open_unit(alpha, "alpha")
+    if a >= 0.5:
+        raise McNemarError(f"alpha must be below 0.5 for a one-sided test; got {alpha!r}")
+    return ("connor" if method == "connor" else "exact"), a
+
+
+def _sigma0(p10: FloatArray, p01: FloatArray, margin: float) -> FloatArray:
+    """sqrt(2 p~ + d0 (1 - d0)) at d0 = -margin, with p~ the limiting restricted estimate."""
+    d0 = -margin
+    qb = -(p10 + p01) + (2.0 - p10 + p01) * d0
+    qc = -p01 * d0 * (1.0 - d0)
+    root = np.sqrt(np.maximum(qb * qb - 8.0 * qc, 0.0))
+    p_tilde = np.where(qb <= 0, (root - qb) / 4.0, -2.0 * qc / (qb + root))
+    out: FloatArray = np.sqrt(np.maximum(2.0 * p_tilde + d0 * (1.0 - d0), 0.0))
+    return out
+
+
+def _approx_power(
+    n: FloatArray, p10: FloatArray, p01: FloatArray, margin: float, alpha: float
+) -> FloatArray:
+    z = float(special.ndtri(1.0 - alpha))
+    delta = p10 - p01
+    num = np.sqrt(n) * (delta + margin) - z * _sigma0(p10, p01, margin)
+    den = np.sqrt(np.maximum(p10 + p01 - delta**2, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = special.ndtr(num / den)
+    result: FloatArray = np.where(den > 0, out, np.where(num > 0, 1.0, 0.0))
+    return result
+
+
+def _approx_n(p10: float, p01: float, margin: float, alpha: float, target: float) -> float:
+    delta = p10 - p01
+    s0 = float(_sigma0(np.array(p10), np.array(p01), margin))
+    z_a = float(special.ndtri(1.0 - alpha))
+    z_b = float(special.ndtri(target))
+    return (z_a * s0 + z_b * math.sqrt(max(p10 + p01 - delta**2, 0.0))) ** 2 / (
+        delta + margin
+    ) ** 2
+
+
+def _exact_power_one(n: int, p10: float, p01: float, margin: float, alpha: float) -> float:
+    """Exact rejection probability of the score test for one setting (see the module notes)."""
+    psi = p10 + p01
+    cut = float(np.nextafter(special.ndtri(1.0 - alpha), np.inf))  # reject when Z > z
+    if psi <= 0.0:
+        # Every item concordant: only the table b = c = 0 occurs.
+        t0 = float(_thresholds(np.array([0.0]), float(n), margin, cut)[0])
+        return 1.0 if t0 == 0.0 else 0.0
+    sd = math.sqrt(n * psi * (1.0 - psi))
+    lo = max(0, math.floor(n * psi - 12.0 * sd - 20.0))
+    hi = min(n, math.ceil(n * psi + 12.0 * sd + 20.0))
+    m = np.arange(lo, hi + 1, dtype=np.float64)
+    t = _thresholds(m, float(n), margin, cut)
+    with np.errstate(divide="ignore"):
+        log_w = (
+            special.gammaln(n + 1.0) - special.gammaln(m + 1.0) - special.gammaln(n - m + 1.0)
+            + special.xlogy(m, psi) + special.xlog1py(n - m, -psi)
+        )
+    theta = min(1.0, p10 / psi)
+    total = float(np.sum(np.exp(log_w) * _binom_sf(t, m, np.full(m.shape, theta))))
+    return min(1.0, max(0.0, total))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MarginPowerResult:
+    """Power of the non-inferiority test for ``n`` items.
+
+    Attributes
+    ----------
+    power : float or ndarray
+        Exact rejection probability (``method="exact"``) or the normal approximation.
+    power_approx : float or ndarray
+        The normal approximation (Nam 1997), for comparison.
+    n, p10, p01, margin, alpha, method
+        Inputs.
+    """
+
+    power: Any
+    power_approx: Any
+    n: Any
+    p10: Any
+    p01: Any
+    margin: float
+    alpha: float
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary."""
+        return {
+            "power": _json(self.power),
+            "power_approx": _json(self.power_approx),
+            "n": _json(self.n),
+            "p10": _json(self.p10),
+            "p01": _json(self.p01),
+            "difference": _json(np.asarray(self.p10) - np.asarray(self.p01)),
+            "margin": self.margin,
+            "alpha": self.alpha,
+            "alternative": "noninferiority",
+            "method": self.method,
+            "test": _TEST,
+        }
+
+    def _rows(self) -> list[tuple[float, ...]]:
+        cols = np.broadcast_arrays(
+            *(np.asarray(x, np.float64)
+              for x in (self.n, self.p10, self.p01, self.power, self.power_approx))
+        )
+        return list(zip(*(c.ravel().tolist() for c in cols), strict=True))
+
+    def __str__(self) -> str:
+        head = (
+            f"Power of the {_TEST} (margin {describe_margin(self.margin)}, one-sided alpha = "
+            f"{self.alpha:g})"
+        )
+        lines = [head + ":"]
+        for n, a, b, pw, pa in self._rows()[:40]:
+            lines.append(
+                f"  n = {n:.0f}, p10 = {a:.4g}, p01 = {b:.4g} (difference {_points(a - b)}): "
+                f"power {pw:.4f}"
+                + ("" if self.method == "connor" else f" (normal approximation {pa:.4f})")
+            )
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        """A markdown table."""
+        out = [
+            f"**Power** of the {_TEST} (margin {describe_margin(self.margin)}, alpha = "
+            f"{self.alpha:g})",
+            "",
+            "| n | p10 | p01 | difference | power | normal approx. |",
+            "|---:|---:|---:|---:|---:|---:|",
+        ]
+        for n, a, b, pw, pa in self._rows():
+            out.append(f"| {n:.0f} | {a:.4g} | {b:.4g} | {_points(a - b)} | {pw:.4f} | {pa:.4f} |")
+        return "\n".join(out)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MarginSampleSizeResult:
+    """Items needed for a target power of the non-inferiority test.
+
+    Attributes
+    ----------
+    n : int
+        Smallest n from which the exact power stays at or above the target over the checked
+        range (up to ``n_checked``).
+    n_first : int
+        First n reaching the target (the exact power is saw-toothed in n).
+    power, power_first : float
+        Exact power at ``n`` and ``n_first``.
+    n_approx : float
+        The normal-approximation sample size, unrounded.
+    n_checked : int
+        Largest n at which the exact power was evaluated.
+    target_power, p10, p01, margin, alpha, method
+        Inputs.
+    """
+
+    n: int
+    n_first: int
+    power: float
+    power_first: float
+    n_approx: float
+    n_checked: int
+    target_power: float
+    p10: float
+    p01: float
+    margin: float
+    alpha: float
+    method: str
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe dictionary."""
+        return {
+            "n": self.n,
+            "n_first": self.n_first,
+            "power": _json(self.power),
+            "power_first": _json(self.power_first),
+            "n_approx": _json(self.n_approx),
+            "n_checked": self.n_checked,
+            "target_power": self.target_power,
+            "p10": self.p10,
+            "p01": self.p01,
+            "difference": self.p10 - self.p01,
+            "margin": self.margin,
+            "alpha": self.alpha,
+            "alternative": "noninferiority",
+            "method": self.method,
+            "test": _TEST,
+        }
+
+    def __str__(self) -> str:
+        lines = [
+            f"Sample size for {self.target_power:.0%} power of the {_TEST} (margin "
+            f"{describe_margin(self.margin)}, one-sided alpha = {self.alpha:g}): n = {self.n} "
+            f"items (power {self.power:.4f})",
+            f"  A right and B wrong with probability {self.p10:.4g}, the reverse {self.p01:.4g} "
+            f"(difference {_points(self.p10 - self.p01)})",
+        ]
+        if self.n_first != self.n:
+            lines.append(
+                f"  the power first reaches the target at n = {self.n_first} "
+                f"({self.power_first:.4f}) but dips below it again before n = {self.n}"
+            )
+        if self.method != "connor":
+            lines.append(f"  normal approximation (Nam 1997): n = {self.n_approx:.1f}")
+        return "\n".join(lines)
+
+    def to_markdown(self) -> str:
+        """A markdown summary table."""
+        rows = [
+            ("items needed", f"{self.n}"),
+            ("first n reaching the target", f"{self.n_first}"),
+            ("power at n", f"{self.power:.4f}"),
+            ("margin", describe_margin(self.margin)),
+            ("difference", _points(self.p10 - self.p01)),
+            ("normal approximation n, unrounded", f"{self.n_approx:.2f}"),
+        ]
+        out = [f"**Sample size** for the {_TEST} (alpha = {self.alpha:g})", "",
+               "| quantity | value |", "|---|---:|"]
+        out.extend(f"| {k} | {v} |" for k, v in rows)
+        return "\n".join(out)
+
+
+def power(
+    n: Any,
+    p10: Any = None,
+    p01: Any = None,
+    *,
+    margin: float,
+    difference: Any = None,
+    discordance: Any = None,
+    table: Any = None,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    method: str = "exact",
+) -> MarginPowerResult:
+    r"""Power of Tango's non-inferiority test (see the module docstring for the formulas).
+
+    Called by :func:`mcnemar.planning.power` when ``margin`` is given; the arguments are the
+    same, ``alternative`` must be left at its default (the test is one-sided) and ``method``
+    is ``"exact"`` (exact enumeration) or ``"connor"`` (the normal approximation alone).
+
+    Examples
+    --------
+    Equal accuracies, 1-point margin, 10% of items disputed, 2,000 items:
+
+    >>> r = power(2000, difference=0.0, discordance=0.1, margin=0.01)
+    >>> round(r.power, 3), round(r.power_approx, 3)
+    (0.407, 0.406)
+    """
+    method, alpha = _check(method, alternative, alpha)
+    margin = _check_margin(margin)
+    n_arr = _check_n(n)
+    q10, q01 = _resolve_probabilities(p10, p01, difference, discordance, table)
+    n_b, a_b, b_b = np.broadcast_arrays(n_arr, q10, q01)
+    shape = n_b.shape
+    nf, af, bf = (np.ascontiguousarray(x, dtype=np.float64).ravel() for x in (n_b, a_b, b_b))
+    approx = _approx_power(nf, af, bf, margin, alpha)
+    if method == "connor":
+        exact = approx
+    else:
+        exact = np.array([
+            _exact_power_one(int(k), float(x), float(y), margin, alpha)
+            for k, x, y in zip(nf, af, bf, strict=True)
+        ])
+    scalar = shape == ()
+    return MarginPowerResult(
+        power=float(exact[0]) if scalar else exact.reshape(shape),
+        power_approx=float(approx[0]) if scalar else approx.reshape(shape),
+        n=int(nf[0]) if scalar else n_b.astype(np.int64),
+        p10=float(af[0]) if scalar else a_b.copy(),
+        p01=float(bf[0]) if scalar else b_b.copy(),
+        margin=margin,
+        alpha=alpha,
+        method=method,
+    )
+
+
+def sample_size(
+    p10: Any = None,
+    p01: Any = None,
+    *,
+    margin: float,
+    difference: Any = None,
+    discordance: Any = None,
+    table: Any = None,
+    power: float = 0.8,
+    alpha: float = 0.05,
+    alternative: str = "two-sided",
+    method: str = "exact",
+) -> MarginSampleSizeResult:
+    r"""Items needed for Tango's non-inferiority test to reach a target power.
+
+    ``method="connor"`` rounds up the normal-approximation formula (module docstring). For
+    ``"exact"`` the exact power is treated as increasing in n to find, by bisection, the first
+    n whose power reaches the target, and then every n within 5% (at least 20, at most 300
+    items) on either side is evaluated: ``n_first`` is the first n of that range reaching the
+    target, ``n`` the smallest from which every checked n (up to ``n_checked``) stays at or
+    above it.
+
+    Examples
+    --------
+    >>> r = sample_size(difference=0.0, discordance=0.1, margin=0.01)
+    >>> r.n, round(r.n_approx, 1)
+    (6203, 6214.9)
+    """
+    method, alpha = _check(method, alternative, alpha)
+    margin = _check_margin(margin)
+    target = _check_open_unit(power, "power")
+    q10, q01 = _resolve_probabilities(p10, p01, difference, discordance, table)
+    if q10.ndim != 0:
+        raise McNemarError(
+            f"sample_size takes one setting (scalar probabilities); got arrays of shape "
+            f"{q10.shape}. Call it once per setting"
+        )
+    a, b = float(q10), float(q01)
+    if a - b + margin <= 0.0:
+        raise McNemarError(
+            f"no sample size reaches power {target:g}: the difference {_points(a - b)} is at "
+            f"or below -margin ({_points(-margin)}), where non-inferiority is false"
+        )
+    if target <= alpha:
+        raise McNemarError(f"power must exceed alpha; got power = {target:g}, alpha = {alpha:g}")
+    n_approx = _approx_n(a, b, margin, alpha, target)
+    if method == "connor":
+        k = max(1, math.ceil(n_approx * (1.0 - 1e-12)))
+        pw = float(_approx_power(np.array([float(k)]), np.array([a]), np.array([b]), margin,
+                                 alpha)[0])
+        return MarginSampleSizeResult(
+            n=k, n_first=k, power=pw, power_first=pw, n_approx=n_approx, n_checked=k,
+            target_power=target, p10=a, p01=b, margin=margin, alpha=alpha, method=method,
+        )
+
+    def exact(k: int) -> float:
+        return _exact_power_one(k, a, b, margin, alpha)
+
+    hi = max(2, math.ceil(n_approx))
+    while exact(hi) < target:
+        hi *= 2
+        if hi > 2**40:
+            raise McNemarError("no sample size below 2**40 items reaches the target power")
+    lo = 0
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if exact(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    width = min(300, max(20, hi // 20))
+    ns = np.arange(max(1, hi - width), hi + width + 1)
+    powers = np.array([exact(int(k)) for k in ns])
+    while powers[-1] < target:  # the range must end above the target: extend it
+        more = np.arange(ns[-1] + 1, ns[-1] + width + 1)
+        ns = np.concatenate([ns, more])
+        powers = np.concatenate([powers, [exact(int(k)) for k in more]])
+    meets = powers >= target
+    first = int(np.argmax(meets))
+    failing = np.flatnonzero(~meets)
+    stable = max(first, int(failing[-1]) + 1 if failing.size else 0)
+    return MarginSampleSizeResult(
+        n=int(ns[stable]), n_first=int(ns[first]), power=float(powers[stable]),
+        power_first=float(powers[first]), n_approx=n_approx, n_checked=int(ns[-1]),
+        target_power=target, p10=a, p01=b, margin=margin, alpha=alpha, method=method,
+    )

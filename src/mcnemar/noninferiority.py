@@ -1,0 +1,634 @@
+r"""Non-inferiority and equivalence of two systems' accuracies, with a margin.
+
+A non-significant McNemar test does not show that a candidate is "no worse" than a baseline;
+a test against a margin does. With :math:`\delta` = accuracy(A) - accuracy(B) = (b - c)/N and a
+margin :math:`\Delta > 0` (a proportion: 0.01 is one accuracy point):
+
+:func:`noninferiority`
+    H0: :math:`\delta \le -\Delta` (A is worse by the margin or more) against
+    H1: :math:`\delta > -\Delta` (A is not worse than B by :math:`\Delta` or more).
+:func:`equivalence`
+    H0: :math:`|\delta| \ge \Delta` against H1: :math:`|\delta| < \Delta`, by two one-sided
+    tests (the p-value is the larger of the two).
+
+Two methods. ``"score"`` is Tango's (1998) score test: with :math:`\delta_0 = -\Delta`,
+
+.. math:: Z(\delta_0) = \frac{b - c - N\delta_0}{\sqrt{N(2\tilde p + \delta_0(1 - \delta_0))}},
+          \qquad \tilde p = \frac{\sqrt{B^2 - 4AC} - B}{2A},
+
+:math:`A = 2N`, :math:`B = -b - c + (2N - b + c)\delta_0`, :math:`C = -c\,\delta_0(1-\delta_0)`
+(:math:`\tilde p` is the maximum likelihood estimate of P(A wrong, B right) restricted to
+:math:`\delta = \delta_0`), and p = 1 - :math:`\Phi(Z(-\Delta))`. The statistic is the one of the
+Tango interval (:func:`mcnemar.intervals.difference_interval`, ``method="tango"``), so the test
+rejects at level :math:`\alpha` exactly when the Tango interval at level :math:`1 - 2\alpha`
+lies above :math:`-\Delta`.
+
+``"unconditional"`` is the exact unconditional version (Sidik 2003; Chan et al. 2003): tables
+are ordered by the same :math:`Z(-\Delta)`, and the p-value is the largest probability of the
+tables at least as extreme as the observed one over the nuisance parameter on the boundary
+:math:`\delta = -\Delta`. There the cell probabilities are
+:math:`(p_{10}, p_{01}) = ((\psi - \Delta)/2, (\psi + \Delta)/2)` with the discordance
+:math:`\psi \in [\Delta, 1]`, and the tables are trinomial over (b, c, a + d). As in
+:mod:`mcnemar.unconditional` the maximum is taken over a 1 - gamma Clopper-Pearson interval
+for :math:`\psi` (Berger & Boos 1994) and gamma is added. For a fixed number m = b + c of
+discordant items :math:`Z` increases with b, so the tail is
+:math:`\sum_m \mathrm{Bin}(m; N, \psi)\, P\{\mathrm{Bin}(m, \theta) \ge t(m)\}` with
+:math:`\theta = (\psi - \Delta)/(2\psi)` and :math:`t(m)` the smallest b of an extreme table
+(the tests check this against a direct enumeration of every table).
+
+Planning (power and sample size for a margin) is in :mod:`mcnemar.margin_planning`.
+
+References
+----------
+Tango T (1998). Equivalence test and confidence interval for the difference in proportions for
+the paired-sample design. Statistics in Medicine 17:891-908.
+Sidik K (2003). Exact unconditional tests for testing non-inferiority in matched-pairs design.
+Statistics in Medicine 22:265-278.
+Chan ISF, Tang N-S, Tang M-L, Chan P-S (2003). Statistical analysis of noninferiority trials
+with a rate ratio in small-sample matched-pair designs. Biometrics 59:1170-1177.
+Berger RL, Boos DD (1994). P values maximised over a confidence set for the nuisance
+parameter. JASA 89:1012-1016.
+Schuirmann DJ (1987). A comparison of the two one-sided tests procedure and the power
+approach for assessing the equivalence of average bioavailability. J Pharmacokinet Biopharm
+15:657-680.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+from mcnemar.errors import McNemarError
+from mcnemar.inference import _plain, as_table
+from mcnemar.intervals import ConfidenceInterval, _tango_statistic, difference_interval
+from mcnemar.table import PairedTable
+
+__all__ = [
+    "METHODS",
+    "EquivalenceResult",
+    "NonInferiorityResult",
+    "boundary_tail",
+    "equivalence",
+    "noninferiority",
+    "score_statistic",
+]
+
+FloatArray = NDArray[np.float64]
+
+#: Methods of :func:`noninferiority` and :func:`equivalence`.
+METHODS = ("score", "unconditional")
+_NAMES = {
+    "score": "Tango score test",
+    "unconditional": "exact unconditional test (Tango score ordering, Berger-Boos)",
+}
+#: Largest N for the exact unconditional test (its cost grows as N x grid per table).
+MAX_ITEMS_UNCONDITIONAL = 5_000
+#: Berger-Boos: the nuisance parameter is restricted to a 1 - GAMMA interval, GAMMA added.
+GAMMA = 1e-4
+# The tail is smooth in the nuisance parameter; 200 grid points and a golden-section
+# refinement locate its maximum (checked against a 20,000-point grid in the tests).
+_GRID = 200
+
+
+# ---------------------------------------------------------------------------------------------
+# validation
+
+
+def _check_margin(margin: Any) -> float:
+    if isinstance(margin, bool) or not isinstance(margin, int | float | np.integer | np.floating):
+        raise McNemarError(
+            f"margin must be a number strictly between 0 and 1, a proportion (0.01 = 1 accuracy "
+            f"point); got {margin!r}"
+        )
+    value = float(margin)
+    if not 0.0 < value < 1.0:
+        hint = " (a proportion: write 0.01 for 1 point, not 1)" if value >= 1.0 else ""
+        raise McNemarError(f"margin must be strictly between 0 and 1{hint}; got {margin!r}")
+    return value
+
+
+def _check_alpha(alpha: Any) -> float:
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.integer | np.floating):
+        raise McNemarError(f"alpha must be a number strictly between 0 and 0.5; got {alpha!r}")
+    value = float(alpha)
+    if not 0.0 < value < 0.5:
+        raise McNemarError(
+            f"alpha must be strictly between 0 and 0.5 (the one-sided level; the matching "
+            f"interval has level 1 - 2 alpha); got {alpha!r}"
+        )
+    return value
+
+
+def _check_method(method: Any) -> str:
+    if not isinstance(method, str) or method not in METHODS:
+        valid = ", ".join(repr(m) for m in METHODS)
+        raise McNemarError(f"method must be one of {valid}; got {method!r}")
+    return method
+
+
+def _cells(table: Any) -> tuple[PairedTable, FloatArray, FloatArray, FloatArray]:
+    """The table, and b, c, N as float arrays; N is required (the margin is in accuracy)."""
+    t = as_table(table)
+    a, b, c, d = t.arrays()
+    if a is None or d is None:
+        raise McNemarError(
+            "a margin is a difference in accuracy, (b - c)/N, which needs N: give a (both "
+            "right) and d (both wrong) as well as b and c"
+        )
+    bf, cf = b.astype(np.float64), c.astype(np.float64)
+    return t, bf, cf, bf + cf + (a + d).astype(np.float64)
+
+
+# ---------------------------------------------------------------------------------------------
+# the score statistic and the exact unconditional tail
+
+
+def score_statistic(b: Any, c: Any, n: Any, delta0: Any) -> Any:
+    r"""Tango's score statistic :math:`Z(\delta_0)` for H0: (b - c)/N = :math:`\delta_0`.
+
+    Large values favour :math:`\delta > \delta_0`. Vectorized; NaN where N = 0.
+
+    Examples
+    --------
+    At :math:`\delta_0 = 0` it is McNemar's z, (b - c)/sqrt(b + c):
+
+    >>> round(float(score_statistic(17, 3, 200, 0.0)), 6), round(14 / 20**0.5, 6)
+    (3.130495, 3.130495)
+    """
+    arrays = np.broadcast_arrays(*(np.asarray(x, dtype=np.float64) for x in (b, c, n, delta0)))
+    bb, cc, nn, dd = (np.ascontiguousarray(x).ravel() for x in arrays)
+    z = _tango_statistic(dd, bb, cc, nn).reshape(arrays[0].shape)
+    return float(z) if z.ndim == 0 else z
+
+
+def _thresholds(m: FloatArray, n: float, margin: float, cut: float) -> FloatArray:
+    """t(m): the smallest b with Z(-margin) >= cut among tables with b + c = m (m + 1 if none).
+
+    Z increases with b for fixed m, so a vectorized bisection over b finds every t(m) at once.
+    """
+    lo = np.full(m.shape, -1.0)  # Z(lo) < cut (or lo below the range)
+    hi = m + 1.0  # Z(hi) >= cut (or hi above the range)
+    delta0 = np.full(m.shape, -margin)
+    nn = np.full(m.shape, n)
+    while True:
+        active = hi - lo > 1.0
+        if not active.any():
+            return hi
+        mid = np.floor((lo + hi) / 2.0)
+        z = _tango_statistic(delta0, mid, m - mid, nn)
+        ok = z >= cut
+        hi = np.where(active & ok, mid, hi)
+        lo = np.where(active & ~ok, mid, lo)
+
+
+def _cut(z_obs: float) -> float:
+    # Tables whose statistic equals the observed one count as at least as extreme; the slack
+    # keeps them despite rounding in the square roots.
+    return z_obs - 1e-10 * (1.0 + abs(z_obs))
+
+
+def _binom_sf(t: FloatArray, m: FloatArray, p: FloatArray) -> FloatArray:
+    """P(Bin(m, p) >= t) for whole t, m (broadcast); I_p(t, m - t + 1) inside the support."""
+    inside = (t >= 1.0) & (t <= m)
+    out = special.betainc(np.where(inside, t, 1.0), np.where(inside, m - t + 1.0, 1.0), p)
+    result: FloatArray = np.where(t <= 0.0, 1.0, np.where(t > m, 0.0, out))
+    return result
+
+
+def _tail_function(b: int, c: int, n: int, margin: float) -> Any:
+    """psi -> P(tables at least as extreme as (b, c)), on the boundary delta = -margin."""
+    from mcnemar.unconditional import _binom_pmf_matrix
+
+    z_obs = float(_tango_statistic(np.array([-margin]), np.array([float(b)]),
+                                   np.array([float(c)]), np.array([float(n)]))[0])
+    m = np.arange(0, n + 1, dtype=np.float64)
+    t = _thresholds(m, float(n), margin, _cut(z_obs))
+
+    def tail(psi: FloatArray) -> FloatArray:
+        psi = np.asarray(psi, dtype=np.float64)
+        weights = np.empty((psi.size, n + 1))
+        with np.errstate(divide="ignore"):
+            weights[:, 0] = np.exp(n * np.log1p(-psi))
+        weights[:, 1:] = _binom_pmf_matrix(n, psi)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            theta = np.where(psi > 0, (psi - margin) / (2.0 * psi), 0.0)
+        theta = np.clip(theta, 0.0, 1.0)
+        sf = _binom_sf(t[None, :], m[None, :], theta[:, None])
+        out: FloatArray = np.minimum(1.0, np.sum(weights * sf, axis=1))
+        return out
+
+    return tail
+
+
+def boundary_tail(b: int, c: int, n: int, margin: float, psi: Any) -> FloatArray:
+    r"""Probability of the tables at least as extreme as (b, c) on the boundary
+    :math:`\delta = -\Delta`, for each discordance :math:`\psi \ge \Delta` (the function the
+    exact unconditional p-value maximises).
+
+    Examples
+    --------
+    >>> boundary_tail(9, 1, 20, 0.1, [0.1, 0.5, 0.9]).round(6)
+    array([0.      , 0.000731, 0.000919])
+    """
+    margin = _check_margin(margin)
+    return np.asarray(_tail_function(int(b), int(c), int(n), margin)(np.atleast_1d(psi)))
+
+
+def _unconditional_pvalue(b: int, c: int, n: int, margin: float, gamma: float) -> float:
+    from mcnemar.unconditional import _maximise, _nuisance_interval
+
+    if n > MAX_ITEMS_UNCONDITIONAL:
+        raise McNemarError(
+            f"the exact unconditional test with a margin is limited to N <= "
+            f"{MAX_ITEMS_UNCONDITIONAL:,} items (got {n:,}); at this size the score test agrees "
+            "closely: use method='score'"
+        )
+    low, high = _nuisance_interval(b + c, n, gamma)
+    low = max(low, margin)
+    if high < low:
+        # No discordance in the Berger-Boos set is compatible with the null (|delta| <= psi):
+        # the supremum over an empty set is 0.
+        return gamma
+    top = _maximise(_tail_function(b, c, n, margin), low, high, grid=_GRID)
+    return min(1.0, top + gamma)
+
+
+def _lower_test(
+    b: FloatArray, c: FloatArray, n: FloatArray, margin: float, method: str
+) -> tuple[FloatArray, FloatArray]:
+    """(Z(-margin), p) of H0: delta <= -margin, for flat arrays of tables."""
+    z = _tango_statistic(np.full(b.shape, -margin), b, c, n)
+    if method == "score":
+        p = special.ndtr(-z)
+    else:
+        # One maximisation per distinct table.
+        keys = np.stack([b, c, n], axis=1)
+        unique, inverse = np.unique(keys, axis=0, return_inverse=True)
+        values = np.array(
+            [
+                _unconditional_pvalue(int(x), int(y), int(m), margin, GAMMA) if m > 0 else 1.0
+                for x, y, m in unique
+            ],
+            dtype=np.float64,
+        )
+        p = values[np.ravel(inverse)]
+    p = np.where(n == 0, 1.0, p)
+    return np.where(n == 0, np.nan, z), np.asarray(p, dtype=np.float64)
+
+
+def _tango_interval(table: PairedTable, level: float) -> ConfidenceInterval[Any]:
+    a, b, c, d = table.arrays()
+    if a is None or d is None:  # excluded when the result was made
+        raise McNemarError("the interval for the difference needs a and d")
+    if table.shape:
+        return difference_interval(a, b, c, d, confidence_level=level, method="tango")
+    return difference_interval(int(a), int(b), int(c), int(d), confidence_level=level,
+                               method="tango")
+
+
+def _out(x: FloatArray, shape: tuple[int, ...]) -> Any:
+    return float(x[0]) if shape == () else x.reshape(shape)
+
+
+def _pct(x: float) -> str:
+    return f"{100.0 * x:.4g}"
+
+
+def _ptext(p: float) -> str:
+    return f"{p:.4g}" if p >= 1e-4 else f"{p:.3g}"
+
+
+# ---------------------------------------------------------------------------------------------
+# results
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NonInferiorityResult:
+    r"""Result of :func:`noninferiority`.
+
+    Attributes
+    ----------
+    statistic : float or ndarray
+        Tango's :math:`Z(-\Delta)` (NaN when N = 0); large values favour non-inferiority.
+    pvalue : float or ndarray
+        One-sided p-value of H0: :math:`\delta \le -\Delta` (1 when N = 0).
+    margin : float
+        :math:`\Delta`, a proportion (0.01 = 1 accuracy point).
+    method : {"score", "unconditional"}
+    alpha : float
+        One-sided significance level; the matching interval has level 1 - 2 alpha.
+    table : PairedTable
+    """
+
+    statistic: Any
+    pvalue: Any
+    margin: float
+    method: str
+    alpha: float
+    table: PairedTable
+
+    @property
+    def name(self) -> str:
+        """Human name of the test."""
+        return _NAMES[self.method]
+
+    @property
+    def noninferior(self) -> Any:
+        """``pvalue < alpha``: non-inferiority shown (bool, or an array of them)."""
+        out = np.asarray(self.pvalue) < self.alpha
+        return bool(out) if out.ndim == 0 else out
+
+    @property
+    def difference(self) -> Any:
+        """accuracy(A) - accuracy(B) = (b - c)/N (NaN when N = 0)."""
+        _, b, c, n = _cells(self.table)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            d = (b - c) / n
+        return float(d) if d.ndim == 0 else d
+
+    @property
+    def confidence_level(self) -> float:
+        """1 - 2 alpha, the level of the interval that matches the one-sided test."""
+        return 1.0 - 2.0 * self.alpha
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval[Any]:
+        """Tango's score interval for the difference, at level 1 - 2 alpha by default.
+
+        For ``method="score"`` its lower limit lies above ``-margin`` exactly when the test
+        rejects at ``alpha``. For ``"unconditional"`` it is the interval of the same
+        statistic (asymptotic), given for reference.
+        """
+        level = self.confidence_level if confidence_level is None else confidence_level
+        return _tango_interval(self.table, level)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe summary (NaN becomes null)."""
+        ci = self.confidence_interval()
+        return {
+            "method": self.method,
+            "name": self.name,
+            "hypothesis": "H0: accuracy(A) - accuracy(B) <= -margin",
+            "margin": self.margin,
+            "alpha": self.alpha,
+            "statistic": _plain(self.statistic),
+            "pvalue": _plain(self.pvalue),
+            "noninferior": _plain(self.noninferior),
+            "difference": _plain(self.difference),
+            "confidence_interval": {
+                **ci.to_dict(),
+                "confidence_level": self.confidence_level,
+                "method": "tango",
+            },
+        }
+
+    def __str__(self) -> str:
+        head = f"Non-inferiority, {self.name}, margin {describe_margin(self.margin)}"
+        if self.table.shape:
+            shown = int(np.sum(self.noninferior))
+            return (
+                f"{head}, alpha = {self.alpha:g}: {shown} of {np.size(self.pvalue)} tables "
+                "non-inferior; see .pvalue"
+            )
+        ci = self.confidence_interval()
+        verdict = (
+            f"non-inferior by the {_pct(self.margin)}-point margin"
+            if self.noninferior
+            else "non-inferiority not shown"
+        )
+        return (
+            f"{head}: Z = {float(self.statistic):.4f}, one-sided p = "
+            f"{_ptext(float(self.pvalue))} ({verdict} at alpha = {self.alpha:g}); difference "
+            f"{100 * float(self.difference):+.4g} points, {self.confidence_level:.0%} Tango "
+            f"interval [{100 * float(ci.low):+.4g}, {100 * float(ci.high):+.4g}] points"
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EquivalenceResult:
+    r"""Result of :func:`equivalence` (two one-sided tests).
+
+    Attributes
+    ----------
+    statistic : float or ndarray
+        The statistic of the one-sided test with the larger p-value, oriented so that large
+        values favour equivalence: :math:`\min(Z(-\Delta), -Z(\Delta))`.
+    pvalue : float or ndarray
+        The larger of the two one-sided p-values.
+    pvalue_lower, pvalue_upper : float or ndarray
+        H0: :math:`\delta \le -\Delta` and H0: :math:`\delta \ge \Delta`.
+    statistic_lower, statistic_upper : float or ndarray
+        :math:`Z(-\Delta)` and :math:`Z(\Delta)`.
+    margin, method, alpha, table
+        As in :class:`NonInferiorityResult`.
+    """
+
+    statistic: Any
+    pvalue: Any
+    pvalue_lower: Any
+    pvalue_upper: Any
+    statistic_lower: Any
+    statistic_upper: Any
+    margin: float
+    method: str
+    alpha: float
+    table: PairedTable
+
+    @property
+    def name(self) -> str:
+        """Human name of the one-sided tests."""
+        return _NAMES[self.method]
+
+    @property
+    def equivalent(self) -> Any:
+        """``pvalue < alpha``: equivalence within the margin shown."""
+        out = np.asarray(self.pvalue) < self.alpha
+        return bool(out) if out.ndim == 0 else out
+
+    @property
+    def confidence_level(self) -> float:
+        """1 - 2 alpha."""
+        return 1.0 - 2.0 * self.alpha
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval[Any]:
+        """Tango's interval at level 1 - 2 alpha; for the score method it lies inside
+        (-margin, margin) exactly when equivalence is shown."""
+        level = self.confidence_level if confidence_level is None else confidence_level
+        return _tango_interval(self.table, level)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe summary (NaN becomes null)."""
+        ci = self.confidence_interval()
+        return {
+            "method": self.method,
+            "name": self.name,
+            "hypothesis": "H0: |accuracy(A) - accuracy(B)| >= margin",
+            "margin": self.margin,
+            "alpha": self.alpha,
+            "statistic": _plain(self.statistic),
+            "pvalue": _plain(self.pvalue),
+            "pvalue_lower": _plain(self.pvalue_lower),
+            "pvalue_upper": _plain(self.pvalue_upper),
+            "equivalent": _plain(self.equivalent),
+            "confidence_interval": {
+                **ci.to_dict(),
+                "confidence_level": self.confidence_level,
+                "method": "tango",
+            },
+        }
+
+    def __str__(self) -> str:
+        head = f"Equivalence, two one-sided {self.name}s, margin {describe_margin(self.margin)}"
+        if self.table.shape:
+            shown = int(np.sum(self.equivalent))
+            return (
+                f"{head}, alpha = {self.alpha:g}: {shown} of {np.size(self.pvalue)} tables "
+                "equivalent; see .pvalue"
+            )
+        ci = self.confidence_interval()
+        verdict = (
+            f"equivalent within {describe_margin(self.margin)}"
+            if self.equivalent
+            else "equivalence not shown"
+        )
+        return (
+            f"{head}: p = {_ptext(float(self.pvalue))} (lower {_ptext(float(self.pvalue_lower))},"
+            f" upper {_ptext(float(self.pvalue_upper))}; {verdict} at alpha = {self.alpha:g}); "
+            f"{self.confidence_level:.0%} Tango interval [{100 * float(ci.low):+.4g}, "
+            f"{100 * float(ci.high):+.4g}] points"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# public tests
+
+
+def noninferiority(
+    table: Any, margin: float, *, method: str = "score", alpha: float = 0.05
+) -> NonInferiorityResult:
+    r"""Test that A is not worse than B by the margin or more (non-inferiority).
+
+    H0: :math:`\delta \le -\Delta` against H1: :math:`\delta > -\Delta`, with
+    :math:`\delta` = accuracy(A) - accuracy(B) = (b - c)/N and :math:`\Delta` = ``margin``.
+    The score test's p-value is :math:`1 - \Phi(Z(-\Delta))` with Tango's statistic (see the
+    module docstring); it rejects at ``alpha`` exactly when Tango's interval at level
+    1 - 2 ``alpha`` lies above :math:`-\Delta`.
+
+    Parameters
+    ----------
+    table : PairedTable or array_like
+        Paired table(s) with all four cells (``[[a, b], [c, d]]`` or a stack of them).
+    margin : float
+        :math:`\Delta`, strictly between 0 and 1 (0.01 = 1 accuracy point).
+    method : {"score", "unconditional"}
+        Tango's score test (default; vectorized) or its exact unconditional version
+        (Berger-Boos gamma = 1e-4, N <= 5,000; one maximisation per distinct table).
+    alpha : float, default 0.05
+        One-sided level, in (0, 0.5).
+
+    Returns
+    -------
+    NonInferiorityResult
+        ``statistic``, ``pvalue``, ``noninferior``, ``confidence_interval()``.
+
+    Raises
+    ------
+    McNemarError
+        Invalid margin, alpha or method, or a table without a and d.
+
+    References
+    ----------
+    Tango (1998), Stat Med 17:891-908; Sidik (2003), Stat Med 22:265-278.
+
+    Examples
+    --------
+    A distilled model (A) against the original (B) on 2,000 items:
+
+    >>> r = noninferiority([[1800, 52], [47, 101]], 0.01)
+    >>> round(r.statistic, 4), round(r.pvalue, 4), r.noninferior
+    (2.4587, 0.007, True)
+    >>> print(r.confidence_interval())
+    [-0.0058, 0.0108]
+    """
+    margin = _check_margin(margin)
+    alpha = _check_alpha(alpha)
+    method = _check_method(method)
+    t, b, c, n = _cells(table)
+    shape = b.shape
+    z, p = _lower_test(b.ravel(), c.ravel(), n.ravel(), margin, method)
+    return NonInferiorityResult(
+        statistic=_out(z, shape),
+        pvalue=_out(p, shape),
+        margin=margin,
+        method=method,
+        alpha=alpha,
+        table=t,
+    )
+
+
+def equivalence(
+    table: Any, margin: float, *, method: str = "score", alpha: float = 0.05
+) -> EquivalenceResult:
+    r"""Test that the accuracies differ by less than the margin (two one-sided tests).
+
+    H0: :math:`|\delta| \ge \Delta` against H1: :math:`|\delta| < \Delta`. The lower test is
+    :func:`noninferiority` of A against B; the upper one (H0: :math:`\delta \ge \Delta`) is the
+    same test of B against A (b and c swapped), whose score statistic is :math:`-Z(\Delta)`.
+    The p-value is the larger of the two (Schuirmann 1987), and for the score method the test
+    rejects at ``alpha`` exactly when Tango's interval at level 1 - 2 ``alpha`` lies inside
+    :math:`(-\Delta, \Delta)`.
+
+    Parameters
+    ----------
+    table, margin, method, alpha
+        As in :func:`noninferiority`.
+
+    Returns
+    -------
+    EquivalenceResult
+
+    Examples
+    --------
+    >>> r = equivalence([[1800, 52], [47, 101]], 0.01)
+    >>> round(r.pvalue_lower, 4), round(r.pvalue_upper, 4), r.equivalent
+    (0.007, 0.0684, False)
+    """
+    margin = _check_margin(margin)
+    alpha = _check_alpha(alpha)
+    method = _check_method(method)
+    t, b, c, n = _cells(table)
+    shape = b.shape
+    z_lo, p_lo = _lower_test(b.ravel(), c.ravel(), n.ravel(), margin, method)
+    z_swap, p_hi = _lower_test(c.ravel(), b.ravel(), n.ravel(), margin, method)
+    z_hi = -z_swap
+    p = np.maximum(p_lo, p_hi)
+    stat = np.minimum(z_lo, -z_hi)
+    return EquivalenceResult(
+        statistic=_out(stat, shape),
+        pvalue=_out(p, shape),
+        pvalue_lower=_out(p_lo, shape),
+        pvalue_upper=_out(p_hi, shape),
+        statistic_lower=_out(z_lo, shape),
+        statistic_upper=_out(z_hi, shape),
+        margin=margin,
+        method=method,
+        alpha=alpha,
+        table=t,
+    )
+
+
+def describe_margin(margin: float) -> str:
+    """The margin in words, e.g. '1 point' or '0.5 points'.
+
+    Examples
+    --------
+    >>> describe_margin(0.01), describe_margin(0.005)
+    ('1 point', '0.5 points')
+    """
+    value = 100.0 * margin
+    text = f"{value:.4g}"
+    return f"{text} point" if math.isclose(value, 1.0) else f"{text} points"
