@@ -125,10 +125,22 @@ def test_bad_arguments() -> None:
         analyze(t, names=("only one",))  # type: ignore[arg-type]
     with pytest.raises(McNemarError, match="names must differ"):
         analyze(t, names=("x", "x"))
-    with pytest.raises(McNemarError, match=r"alpha must be strictly between 0 and 1, got 1\.5"):
+    # Every hint shows a valid value of the argument it is about.
+    with pytest.raises(
+        McNemarError, match=r"alpha must be strictly between 0 and 1 \(e\.g\. 0\.05\), got 1\.5$"
+    ):
         analyze(t, alpha=1.5)
-    with pytest.raises(McNemarError, match="confidence_level must be"):
+    with pytest.raises(
+        McNemarError,
+        match=r"confidence_level must be .* \(e\.g\. 0\.95 for 95%\), got 95; for 95% give 0\.95",
+    ):
         analyze(t, confidence_level=95)
+    with pytest.raises(
+        McNemarError, match=r"alpha must be .* \(e\.g\. 0\.05\), got 5; for 5% give 0\.05"
+    ):
+        analyze(t, alpha=5)
+    with pytest.raises(McNemarError, match=r"power must be a number .* \(e\.g\. 0\.8 for 80%\)"):
+        analyze(t, power="0.8")
     with pytest.raises(TableError, match="single table"):
         analyze(PairedTable(b=np.array([1, 2]), c=np.array([2, 3])))
 
@@ -244,7 +256,10 @@ def test_clustered_report_conforms_and_the_schema_rejects_bad_documents() -> Non
 
 @settings(max_examples=60, deadline=None)
 @given(
-    b=st.integers(0, 300), c=st.integers(0, 300), a=st.integers(0, 300), d=st.integers(0, 300),
+    b=st.integers(0, 300),
+    c=st.integers(0, 300),
+    a=st.integers(0, 300),
+    d=st.integers(0, 300),
     alt=st.sampled_from(["two-sided", "greater", "less"]),
 )
 def test_random_reports_conform(a: int, b: int, c: int, d: int, alt: str) -> None:

@@ -439,7 +439,7 @@ def _unconditional(
 
 
 def unpaired_ztest(
-    a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike
+    a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike, *, alternative: str = "two-sided"
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The wrong comparison: a pooled two-proportion z-test treating A and B as independent.
 
@@ -447,17 +447,28 @@ def unpaired_ztest(
     independent samples of N items each, ignoring the pairing. Shown in reports as the pitfall
     that the paired test avoids.
 
+    Parameters
+    ----------
+    a, b, c, d : array_like
+        The cells of the paired table(s).
+    alternative : {"two-sided", "greater", "less"}
+        ``"greater"``: A is more accurate, p = P(Z >= z); ``"less"``: p = P(Z <= z);
+        two-sided: p = 2 P(Z >= |z|), capped at 1.
+
     Returns
     -------
     z, pvalue : ndarray
-        Two-sided p-value; z = 0 and p = 1 when both accuracies are 0 or 1.
+        z = 0 (so p = 1 two-sided, 1/2 one-sided) when both accuracies are 0 or 1.
 
     Examples
     --------
     >>> z, p = unpaired_ztest(157, 17, 3, 23)
     >>> round(float(z), 3), round(float(p), 4)
     (1.886, 0.0593)
+    >>> round(float(unpaired_ztest(157, 17, 3, 23, alternative="greater")[1]), 4)
+    0.0297
     """
+    alternative = check_alternative(alternative)
     af, bf, cf, df = (np.asarray(x, dtype=np.float64) for x in (a, b, c, d))
     n = af + bf + cf + df
     p1 = (af + bf) / n
@@ -466,5 +477,10 @@ def unpaired_ztest(
     with np.errstate(divide="ignore", invalid="ignore"):
         se = np.sqrt(pooled * (1.0 - pooled) * 2.0 / n)
         z = np.where(se > 0, (p1 - p2) / se, 0.0)
-    p = np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
+    if alternative == "greater":
+        p = special.ndtr(-z)
+    elif alternative == "less":
+        p = special.ndtr(z)
+    else:
+        p = np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
     return z, p

@@ -13,6 +13,8 @@ The :class:`Report` renders as text (``str``), markdown (:meth:`Report.to_markdo
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -92,23 +94,49 @@ class _Alignment(Protocol):
 class Conclusion:
     """The verdict: is the difference significant, and which system did better.
 
+    Each claim of the sentence is a field, computed from the numbers of the report; the
+    sentence (``text``) and the short ``headline`` are rendered from these fields.
+
     Attributes
     ----------
     significant : bool
         The recommended p-value is below ``alpha``.
     better : {"a", "b"} or None
         The system that did significantly better, ``None`` when the test set does not
-        resolve them.
+        resolve them (or when a one-sided test rejects although the data do not favour the
+        system it is about, which takes an alpha of about 1/2 or more).
     text : str
         The conclusion in words.
+    direction : {"a", "b"} or None
+        The system the data favour (right on more of the discordant items: b > c is ``"a"``),
+        the sign of the estimated difference; ``None`` when b = c.
+    opposite_direction : bool
+        A one-sided alternative was tested and the data point the other way.
+    interval_contains_zero : bool or None
+        The headline interval of the difference (Newcombe, or cluster-robust) includes 0;
+        ``None`` when there is no interval (N unknown).
+    headline : str
+        The verdict in a few words, for a page title or a notification.
     """
 
     significant: bool
     better: str | None
     text: str
+    direction: str | None = None
+    opposite_direction: bool = False
+    interval_contains_zero: bool | None = None
+    headline: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"significant": self.significant, "better": self.better, "text": self.text}
+        return {
+            "significant": self.significant,
+            "better": self.better,
+            "text": self.text,
+            "headline": self.headline,
+            "direction": self.direction,
+            "opposite_direction": self.opposite_direction,
+            "interval_contains_zero": self.interval_contains_zero,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -137,6 +165,8 @@ class Report:
         this N and this discordance rate.
     conclusion : Conclusion
     warnings : tuple of str
+    noninferiority, equivalence : NonInferiorityResult, EquivalenceResult or None
+        The tests against a margin (:mod:`mcnemar.noninferiority`), when one was given.
     """
 
     table: PairedTable
@@ -163,6 +193,8 @@ class Report:
     warnings: tuple[str, ...] = ()
     alignment: Any = None
     clustered: ClusteredResult | None = None
+    noninferiority: Any = None
+    equivalence: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     # -- convenience ---------------------------------------------------------------------------
@@ -227,6 +259,12 @@ class Report:
                 "confidence_level": self.confidence_level,
                 "intervals": {k: v.to_dict() for k, v in self.difference_intervals.items()},
                 "recommended_interval": "newcombe",
+                "estimate_text": None
+                if self.difference is None
+                else _points(self.difference, _decimals(abs(100 * self.difference))),
+                "interval_texts": {
+                    k: _points_limits(v.low, v.high) for k, v in self.difference_intervals.items()
+                },
             },
             "ratio": {
                 "estimate": _plain(self.ratio),
@@ -242,12 +280,16 @@ class Report:
                 "name": "pooled two-proportion z-test",
                 "statistic": _plain(self.unpaired_z),
                 "pvalue": _plain(self.unpaired_pvalue),
+                "log10_pvalue": _plain(self._unpaired_log10()),
+                "alternative": self.alternative,
                 "note": self._unpaired_text(),
             },
             "power": None
             if self.detectable_difference is None
             else {
                 "detectable_difference": _plain(self.detectable_difference),
+                "detectable_difference_text": _size(self.detectable_difference, 3),
+                "alternative": self.alternative,
                 "power": self.power_target,
                 "method": self.power_method,
                 "note": self._power_text(),
@@ -278,6 +320,10 @@ class Report:
                 }
                 section["interval_widening"] = _plain(cl.interval_widening(self.confidence_level))
             out["clustered"] = section
+        if self.noninferiority is not None:
+            from mcnemar.noninferiority import margin_dict
+
+            out.update(margin_dict(self.noninferiority, self.equivalence, self.names))
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
         out.update(self.extra)
@@ -287,14 +333,37 @@ class Report:
         r = self.tests[key]
         return format_pvalue(r.pvalue, r.log10_pvalue)
 
+    def _unpaired_log10(self) -> float | None:
+        """log10 of the unpaired p-value, from log Phi (finite where the p-value underflows)."""
+        if self.unpaired_z is None:
+            return None
+        from scipy import special
+
+        z, ln10 = float(self.unpaired_z), math.log(10.0)
+        if self.alternative == "greater":
+            return float(special.log_ndtr(-z)) / ln10
+        if self.alternative == "less":
+            return float(special.log_ndtr(z)) / ln10
+        return min(0.0, math.log10(2.0) + float(special.log_ndtr(-abs(z))) / ln10)
+
+    def _favour(self) -> str:
+        """' in A's favour' for a one-sided alternative, '' for a two-sided one."""
+        side = {"greater": 0, "less": 1}.get(self.alternative)
+        return "" if side is None else f" in {self.names[side]}'s favour"
+
     def _unpaired_text(self) -> str:
         if self.unpaired_pvalue is None:
             return ""
         paired_sig = self.conclusion.significant
         unpaired_sig = self.unpaired_pvalue < self.alpha
+        log10_p = self._unpaired_log10()
+        sided = "" if self.alternative == "two-sided" else ", one-sided like the test"
         base = (
             f"Ignoring the pairing (a pooled two-proportion z-test on the two accuracies, as if "
-            f"they came from independent samples) gives p = {self.unpaired_pvalue:.4g}"
+            f"they came from independent samples{sided}) gives "
+            + _p_vs_alpha(
+                self.unpaired_pvalue, math.nan if log10_p is None else log10_p, self.alpha
+            )
         )
         if paired_sig and not unpaired_sig:
             verdict = (
@@ -316,11 +385,12 @@ class Report:
             return ""
         n = self.table.n
         test = "exact test" if self.power_method == "exact" else "test (normal approximation)"
+        sided = "" if self.alternative == "two-sided" else " (one-sided)"
         return (
             f"With {n} items and this discordance rate ({self.table.discordant}/{n} items "
-            f"disagree), the {test} at alpha = {self.alpha:g} had "
-            f"{self.power_target:.0%} power only for differences of "
-            f"{_size(self.detectable_difference)} points or more."
+            f"disagree), the {test}{sided} at alpha = {_num(self.alpha)} had "
+            f"{_pct(self.power_target)} power only for differences of "
+            f"{_size(self.detectable_difference, 3)} points or more{self._favour()}."
         )
 
     def _clustered_text(self) -> str:
@@ -340,7 +410,7 @@ class Report:
             text += (
                 f" Design effect {cl.design_effect:.3g}: the clustering inflates the variance of "
                 f"the difference {cl.design_effect:.3g}-fold, and the cluster-robust "
-                f"{self.confidence_level:.0%} interval {_points_interval(ci.low, ci.high)} is "
+                f"{_pct(self.confidence_level)} interval {_points_interval(ci.low, ci.high)} is "
                 f"{widening:.3g} times as wide as one that treats the items as independent."
             )
         return text
@@ -353,12 +423,17 @@ class Report:
 
     def __str__(self) -> str:
         na, nb = self.names
-        title = f"{na} vs {nb}" if (na, nb) == ("A", "B") else f"{na} (A) vs {nb} (B)"
+        ta, tb = _short(na), _short(nb)
+        title = f"{na} vs {nb}" if (na, nb) == ("A", "B") else f"{ta} (A) vs {tb} (B)"
         lines = [f"McNemar analysis: {title}", ""]
         lines.append(_wrap(self.words()))
         acc = self.accuracy
         if acc is not None:
-            lines.append(f"Accuracy: {na} {acc[0]:.2%}, {nb} {acc[1]:.2%}.")
+            # Enough decimals for the two accuracies to differ wherever the difference does.
+            dec = 2
+            if self.difference:
+                dec = max(2, _decimals(abs(100 * self.difference)))
+            lines.append(f"Accuracy: {na} {100 * acc[0]:.{dec}f}%, {nb} {100 * acc[1]:.{dec}f}%.")
         lines += ["", "Conclusion:", _wrap(self.conclusion.text), ""]
         lines.append(f"Tests ({self.alternative}; the recommended one is marked *):")
         for key in _TEST_ORDER:
@@ -376,7 +451,7 @@ class Report:
         lines.append(_wrap("Why: " + self.recommendation_reason))
         lines.append("")
         if self.difference is not None:
-            level = f"{self.confidence_level:.0%}"
+            level = _pct(self.confidence_level)
             lines.append(
                 f"Difference in accuracy, {na} - {nb}: "
                 f"{_points(self.difference, _decimals(abs(100 * self.difference)))} points "
@@ -395,8 +470,15 @@ class Report:
             lines += ["", "What this test set could detect:", _wrap(self._power_text())]
         if self.clustered is not None:
             lines += ["", "Clustered items:", _wrap(self._clustered_text())]
+        if self.noninferiority is not None:
+            from mcnemar.noninferiority import describe_margin, margin_lines
+
+            head = f"Against a margin of {describe_margin(self.noninferiority.margin)}:"
+            lines += ["", head] + [
+                _wrap(x) for x in margin_lines(self.noninferiority, self.equivalence, self.names)
+            ]
         if self.alignment is not None:
-            lines += ["", "Alignment of the two runs:", str(self.alignment)]
+            lines += ["", "Alignment of the two runs:", _plain_lines(str(self.alignment))]
         lines += ["", "Assumptions:"] + [_wrap("- " + a, indent="  ") for a in self.assumptions]
         if self.warnings:
             lines += ["", "Warnings:"] + [_wrap("- " + w, indent="  ") for w in self.warnings]
@@ -404,8 +486,11 @@ class Report:
 
     def to_markdown(self) -> str:
         """The report as markdown (e.g. for a pull-request comment)."""
-        na, nb = self.names
-        out = [f"### McNemar analysis: {na} vs {nb}", "", f"**{self.conclusion.text}**", ""]
+        # Names and sentences are plain text: _md makes them inert (no HTML, links, emphasis,
+        # table breaks or headings), and titles are shortened.
+        na, nb = (_md(x) for x in self.names)
+        title = f"{_md(_short(self.names[0]))} vs {_md(_short(self.names[1]))}"
+        out = [f"### McNemar analysis: {title}", "", f"**{_md(self.conclusion.text)}**", ""]
         a, b, c, d = self.table.arrays()
         out += [
             f"| | {nb} right | {nb} wrong |",
@@ -413,7 +498,7 @@ class Report:
             f"| **{na} right** | {_cell(a)} | **{int(b)}** |",
             f"| **{na} wrong** | **{int(c)}** | {_cell(d)} |",
             "",
-            self.words(),
+            _md(self.words()),
             "",
             f"| test ({self.alternative}) | statistic | p-value | log10 p |",
             "|---|---:|---:|---:|",
@@ -423,38 +508,42 @@ class Report:
             stat = "—" if not math.isfinite(float(r.statistic)) else f"{float(r.statistic):.4g}"
             name = f"**{r.name}** (recommended)" if key == self.recommended else r.name
             out.append(f"| {name} | {stat} | {self._p_text(key)} | {float(r.log10_pvalue):.3f} |")
-        out += ["", f"_{self.recommendation_reason}_", ""]
+        out += ["", f"_{_md(self.recommendation_reason)}_", ""]
         if self.difference is not None:
             out += [
                 f"Difference in accuracy ({na} − {nb}): "
                 f"**{_points(self.difference, _decimals(abs(100 * self.difference)))} points**",
                 "",
-                f"| {self.confidence_level:.0%} interval | points |",
+                f"| {_pct(self.confidence_level)} interval | points |",
                 "|---|---|",
             ]
             out += [f"| {label} | {text} |" for label, text in self._interval_lines()]
             out.append("")
         if self.unpaired_pvalue is not None:
-            out += [f"> {self._unpaired_text()}", ""]
+            out += [f"> {_md(self._unpaired_text())}", ""]
         if self.detectable_difference is not None:
-            out += [self._power_text(), ""]
+            out += [_md(self._power_text()), ""]
         if self.clustered is not None:
-            out += [self._clustered_text(), ""]
+            out += [_md(self._clustered_text()), ""]
+        if self.noninferiority is not None:
+            from mcnemar.noninferiority import describe_margin, margin_lines
+
+            lines = margin_lines(self.noninferiority, self.equivalence, self.names)
+            out += [f"**Against a margin of {describe_margin(self.noninferiority.margin)}**", ""]
+            out += [f"- {_md(x)}" for x in lines] + [""]
         if self.alignment is not None:
             out += [
                 "<details><summary>Alignment</summary>",
                 "",
-                "```",
-                str(self.alignment),
-                "```",
+                *_fenced(_plain_lines(str(self.alignment))),
                 "</details>",
                 "",
             ]
         out += ["<details><summary>Assumptions</summary>", ""]
-        out += [f"- {x}" for x in self.assumptions]
+        out += [f"- {_md(x)}" for x in self.assumptions]
         out += ["", "</details>"]
         if self.warnings:
-            out += [""] + [f"- ⚠ {w}" for w in self.warnings]
+            out += [""] + [f"- ⚠ {_md(w)}" for w in self.warnings]
         return "\n".join(out) + "\n"
 
 
@@ -468,27 +557,157 @@ def _wrap(text: str, indent: str = "") -> str:
     return textwrap.fill(text, width=92, subsequent_indent=indent)
 
 
-def _decimals(scale: float) -> int:
-    """Decimals that show a quantity of this size (in points) with two significant digits;
-    one decimal for everyday sizes, more for the tiny differences of huge test sets."""
+def _decimals(scale: float, digits: int = 2) -> int:
+    """Decimals that show a quantity of this size (in points) with ``digits`` significant
+    digits; one decimal for everyday sizes, more for the tiny differences of huge test sets."""
     if not math.isfinite(scale) or scale <= 0:
         return 1
-    return max(1, min(10, 1 - math.floor(math.log10(scale))))
+    return max(1, min(10, digits - 1 - math.floor(math.log10(scale))))
+
+
+def _fixed(value: float, decimals: int, *, signed: bool) -> str:
+    """``value`` with ``decimals`` decimals, but never a bare zero for a non-zero value.
+
+    A non-zero value that would round to zero gets two significant digits instead (in
+    e-notation below 1e-12), so that no "-0.0" or "+0.0" stands next to a verdict about a real
+    difference and no interval limit loses its sign; zero itself prints unsigned ("0.0").
+    """
+    if value == 0:
+        return f"{0.0:.{decimals}f}"
+    sign = "+" if signed else ""
+    text = f"{value:{sign}.{decimals}f}"
+    if float(text) != 0.0:
+        return text
+    need = 1 - math.floor(math.log10(abs(value)))
+    if need <= 12:
+        return f"{value:{sign}.{need}f}"
+    return f"{value:{sign}.1e}"
 
 
 def _points(x: float, decimals: int = 1) -> str:
-    return f"{100 * x:+.{decimals}f}"
+    """A signed difference in points, e.g. '+7.0', '-0.0050', '0.0' (exactly zero)."""
+    return _fixed(100 * float(x), decimals, signed=True)
 
 
-def _size(x: float) -> str:
-    """An unsigned difference in points, e.g. '7.0' or '0.00062'."""
-    return f"{abs(100 * x):.{_decimals(abs(100 * x))}f}"
+def _size(x: float | None, digits: int = 2) -> str:
+    """An unsigned difference in points, e.g. '7.0' or '0.00062' (``digits`` significant)."""
+    if x is None:
+        return ""
+    v = abs(100 * float(x))
+    return _fixed(v, _decimals(v, digits), signed=False)
 
 
 def _points_pair(lo: float, hi: float) -> tuple[str, str]:
     """Both limits of an interval in points, with as many decimals as its width needs."""
     d = _decimals(100 * (hi - lo))
     return _points(lo, d), _points(hi, d)
+
+
+def _points_limits(low: Any, high: Any) -> list[str] | None:
+    """The limits as the report prints them, for the JSON (``None`` if undefined)."""
+    lo, hi = float(low), float(high)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    return list(_points_pair(lo, hi))
+
+
+def _pct(x: float) -> str:
+    """A level or a power as a percentage, as given: 0.95 -> '95%', 0.955 -> '95.5%'."""
+    return f"{100 * float(x):.10g}%"
+
+
+def _num(x: float) -> str:
+    """A number as given (shortest text that reads back as the same double): 0.05 -> '0.05'."""
+    text = f"{float(x):g}"
+    return text if float(text) == float(x) else repr(float(x))
+
+
+def _p_vs_alpha(pvalue: float, log10_pvalue: float, alpha: float) -> str:
+    """'p = 0.002577 < 0.05': p with as many digits as it takes for the printed numbers to
+    compare the way the exact ones do (p = 0.0499996 never reads '0.05 < 0.05')."""
+    a = _num(alpha)
+    below = pvalue < alpha
+    sym = "<" if below else "≥"
+    if pvalue == 0.0 and not math.isfinite(log10_pvalue):
+        return f"p < 1e-300 {sym} {a}"
+    if pvalue > 1e-300 or not math.isfinite(log10_pvalue):
+        for digits in range(4, 18):
+            text = f"{pvalue:.{digits}g}"
+            if (float(text) < alpha) == below:
+                break
+    else:
+        text = format_pvalue(pvalue, log10_pvalue)
+    return f"p = {text} {sym} {a}"
+
+
+#: Names longer than this are shortened with an ellipsis in titles.
+TITLE_CHARS = 40
+# Bidirectional overrides and isolates reorder what a terminal or an editor shows.
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_ENTITY = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+_MD_ALWAYS = frozenset("\\`*[]|#$")
+
+
+def _is_control(ch: str) -> bool:
+    return ch in _BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+
+
+def _clean_name(name: str) -> str:
+    """A name on one line: control characters, line breaks and bidirectional overrides
+    become spaces, runs of white space one space."""
+    return " ".join("".join(" " if _is_control(ch) else ch for ch in name).split())
+
+
+def _plain_lines(text: str) -> str:
+    """Text for a terminal: control characters other than line breaks and tabs removed (an
+    escape sequence in a file name must not drive the terminal)."""
+    return "".join(ch for ch in text if ch in "\n\t" or not _is_control(ch))
+
+
+def _short(name: str, limit: int = TITLE_CHARS) -> str:
+    """``name`` cut to ``limit`` characters with an ellipsis."""
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
+def _md(text: str) -> str:
+    """Plain text made inert in markdown (CommonMark and GitHub's tables, strikethrough and
+    math): no HTML, links, emphasis, code, table breaks, headings, quotes or list items.
+
+    Examples
+    --------
+    >>> print(_md("<script>|x*y_z #1"))
+    &lt;script>\\|x\\*y_z \\#1
+    """
+    text = "".join(" " if _is_control(ch) else ch for ch in text)
+    out = []
+    for i, ch in enumerate(text):
+        prev = text[i - 1] if i else " "
+        nxt = text[i + 1] if i + 1 < len(text) else " "
+        if ch in _MD_ALWAYS:
+            out.append("\\" + ch)
+        elif ch == "_":
+            # Between letters or digits "_" can neither open nor close emphasis.
+            out.append(ch if prev.isalnum() and nxt.isalnum() else "\\_")
+        elif ch == "~":
+            out.append(ch if prev.isspace() and nxt.isspace() else "\\~")
+        elif ch == "<":
+            # Only "<" before a letter, "/", "!" or "?" can start a tag or an autolink.
+            out.append("&lt;" if nxt.isalpha() or nxt in "/!?" else ch)
+        elif ch == "&":
+            out.append("&amp;" if _ENTITY.match(text, i) else ch)
+        else:
+            out.append(ch)
+    result = "".join(out)
+    # At the start of a line these would begin a quote, a list item or a heading underline.
+    result = re.sub(r"^(\s*)([>+=-])", r"\1\\\2", result)
+    return re.sub(r"^(\s*[0-9]{1,9})([.)])", r"\1\\\2", result)
+
+
+def _fenced(text: str) -> list[str]:
+    """A fenced code block whose fence is longer than any run of backticks in ``text``."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, text, fence]
 
 
 def _points_interval(low: Any, high: Any) -> str:
@@ -499,12 +718,21 @@ def _points_interval(low: Any, high: Any) -> str:
     return f"[{lo_text}, {hi_text}] points"
 
 
+_LEVEL_EXAMPLES = {"alpha": "0.05", "confidence_level": "0.95 for 95%", "power": "0.8 for 80%"}
+
+
 def _check_level(name: str, value: Any) -> float:
+    example = _LEVEL_EXAMPLES.get(name, "0.5")
     if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise McNemarError(f"{name} must be a number strictly between 0 and 1, got {value!r}")
+        raise McNemarError(
+            f"{name} must be a number strictly between 0 and 1 (e.g. {example}), got {value!r}"
+        )
     v = float(value)
     if not (0.0 < v < 1.0):
-        raise McNemarError(f"{name} must be strictly between 0 and 1, got {value!r}")
+        hint = f"; for {v:g}% give {v / 100:g}" if 2.0 <= v < 100.0 else ""
+        raise McNemarError(
+            f"{name} must be strictly between 0 and 1 (e.g. {example}), got {value!r}{hint}"
+        )
     return v
 
 
@@ -512,14 +740,15 @@ def _check_names(names: Any) -> tuple[str, str]:
     if (
         not isinstance(names, tuple | list)
         or len(names) != 2
-        or not all(isinstance(x, str) and x.strip() for x in names)
+        or not all(isinstance(x, str) and _clean_name(x) for x in names)
     ):
         raise McNemarError(f"names must be two non-empty strings (A, B), got {names!r}")
-    if names[0] == names[1]:
+    clean = (_clean_name(names[0]), _clean_name(names[1]))
+    if clean[0] == clean[1]:
         raise McNemarError(
             f"names must differ so that the report can say which did better, got {names!r}"
         )
-    return (names[0].strip(), names[1].strip())
+    return clean
 
 
 def analyze(
@@ -532,6 +761,9 @@ def analyze(
     alignment: _Alignment | None = None,
     power: float = 0.8,
     clustered: ClusteredResult | None = None,
+    margin: float | None = None,
+    equivalence: bool = False,
+    margin_method: str = "score",
 ) -> Report:
     """Analyse one paired table completely: every test, the recommended p-value, intervals,
     the unpaired pitfall, detectable difference and a conclusion in words.
@@ -559,6 +791,15 @@ def analyze(
         clusters (related questions, repeated samples of one item). It then becomes the
         recommended test: the plain tests treat the items as independent and overstate the
         evidence. The report states the design effect and the cluster-robust interval.
+    margin : float, optional
+        A non-inferiority margin (0.01 = 1 accuracy point): the report adds Tango's test that
+        A is not worse than B by the margin, at one-sided level ``alpha`` with the matching
+        1 - 2 ``alpha`` interval (:func:`mcnemar.noninferiority.noninferiority`), and its
+        verdict to the conclusion. Needs a and d.
+    equivalence : bool
+        With ``margin``: also test equivalence (two one-sided tests, |difference| < margin).
+    margin_method : {"score", "unconditional"}
+        The test used with ``margin``.
 
     Returns
     -------
@@ -609,9 +850,10 @@ def analyze(
         recommended = "asymptotic"
         reason = (
             f"{big_d} discordant items (at least {EXACT_BELOW}), so the chi-square approximation "
-            f"is trusted: report the chi-square test ({tests['asymptotic'].convention}); the "
-            "exact and mid-p tests agree closely at this size, and the continuity correction "
-            "is needlessly conservative (Fagerland, Lydersen & Laake 2013)."
+            f"is trusted: report the chi-square test ({tests['asymptotic'].convention}); "
+            + _agreement(tests, alpha)
+            + "; the continuity correction is needlessly conservative (Fagerland, Lydersen & "
+            "Laake 2013)."
         )
 
     from mcnemar import intervals as iv
@@ -639,7 +881,7 @@ def analyze(
         ratio = _maybe(iv.ratio_estimate(a, b, c, d))
         for m in ("tang", "bonett-price", "wald"):
             ratio_ci[m] = iv.ratio_interval(a, b, c, d, confidence_level=confidence_level, method=m)
-        z, p = unpaired_ztest(a, b, c, d)
+        z, p = unpaired_ztest(a, b, c, d, alternative=alternative)
         unpaired_z, unpaired_p = float(z), float(p)
         if big_d > 0:
             from mcnemar.planning import minimum_detectable_effect
@@ -648,9 +890,17 @@ def analyze(
             # normal approximation agrees with it to about 3 significant digits.
             power_method = "exact" if big_d <= EXACT_POWER_MAX_D else "connor"
             mde = minimum_detectable_effect(
-                n, big_d / n, power=power, alpha=alpha, method=power_method
+                n,
+                big_d / n,
+                power=power,
+                alpha=alpha,
+                alternative=alternative,
+                method=power_method,
             )
+            # planning signs it (negative for "less"); the report states the size and the side.
             detectable = _maybe(mde.difference)
+            if detectable is not None:
+                detectable = abs(detectable)
     elif a is None:
         warnings.append(
             "a (both right) and d (both wrong) were not given: the tests need only b and c, but "
@@ -696,22 +946,12 @@ def analyze(
             ci_label = "cluster-robust"
     if not math.isfinite(p_value):
         warnings.append("the recommended test is undefined for these data; no conclusion drawn")
-    significant = bool(math.isfinite(p_value) and p_value < alpha)
-    better: str | None = None
-    if significant:
-        if alternative == "greater":
-            better = "a"
-        elif alternative == "less":
-            better = "b"
-        else:
-            better = "a" if b > c else "b"
     conclusion = _conclusion(
         names=names,
         table=t,
-        significant=significant,
-        better=better,
+        pvalue=p_value,
+        log10_pvalue=log10_p,
         test_name=test_name,
-        p_text=format_pvalue(p_value, log10_p) if math.isfinite(p_value) else "undefined",
         alpha=alpha,
         alternative=alternative,
         diff=diff,
@@ -721,6 +961,25 @@ def analyze(
         detectable=detectable,
         power=power,
     )
+    ni = eq = None
+    if margin is not None:
+        from dataclasses import replace
+
+        from mcnemar import noninferiority as nim
+
+        ni = nim.noninferiority(t, margin, method=margin_method, alpha=alpha)
+        if equivalence:
+            eq = nim.equivalence(t, margin, method=margin_method, alpha=alpha)
+        conclusion = replace(
+            conclusion, text=conclusion.text + " " + nim.margin_sentences(ni, eq, names)
+        )
+        if clustered is not None:
+            warnings.append(
+                "the test against the margin treats the items as independent; with clustered "
+                "items it overstates the evidence"
+            )
+    elif equivalence:
+        raise McNemarError("equivalence=True needs a margin (e.g. margin=0.01 for 1 point)")
     return Report(
         table=t,
         names=names,
@@ -746,6 +1005,8 @@ def analyze(
         warnings=tuple(warnings),
         alignment=alignment,
         clustered=clustered,
+        noninferiority=ni,
+        equivalence=eq,
     )
 
 
@@ -769,14 +1030,41 @@ def _maybe(x: Any) -> float | None:
     return v if math.isfinite(v) else None
 
 
+#: The exact and mid-p p-values "agree closely" with the chi-square p-value when they are
+#: within this factor of it (compared as log10 p, which stays finite where p underflows).
+CLOSE_FACTOR = 1.25
+
+
+def _agreement(tests: dict[str, McNemarResult], alpha: float) -> str:
+    """How the exact and mid-p tests compare with the recommended chi-square test, in words
+    that hold for these p-values (never "agree closely" when they are orders apart)."""
+    ref = float(tests["asymptotic"].log10_pvalue)
+    keys = ("exact", "midp")
+    gap = max(abs(float(tests[k].log10_pvalue) - ref) for k in keys)
+    shown = {k: format_pvalue(tests[k].pvalue, tests[k].log10_pvalue) for k in keys}
+    text = f"the exact (p = {shown['exact']}) and mid-p (p = {shown['midp']}) tests "
+    if gap <= math.log10(CLOSE_FACTOR):
+        text += "agree closely with it"
+    elif gap < 1.0:
+        text += f"differ from it by up to a factor of {10.0**gap:.2g}"
+    else:
+        text += f"differ from it by up to {gap:.{1 if gap < 10 else 0}f} orders of magnitude"
+    rejects = {k: bool(tests[k].pvalue < alpha) for k in ("asymptotic", *keys)}
+    labels = {"exact": "exact", "midp": "mid-p"}
+    odd = [labels[k] for k in keys if rejects[k] != rejects["asymptotic"]]
+    if not odd:
+        return text + f" (the same verdict at alpha = {_num(alpha)})"
+    verb = "would not reject" if rejects["asymptotic"] else "would reject"
+    return text + f", and at alpha = {_num(alpha)} the {' and '.join(odd)} test {verb}"
+
+
 def _conclusion(
     *,
     names: tuple[str, str],
     table: PairedTable,
-    significant: bool,
-    better: str | None,
+    pvalue: float,
+    log10_pvalue: float,
     test_name: str,
-    p_text: str,
     alpha: float,
     alternative: str,
     diff: float | None,
@@ -786,55 +1074,138 @@ def _conclusion(
     detectable: float | None,
     power: float,
 ) -> Conclusion:
+    """Decide each claim from the numbers, then render the sentence from the claims."""
     na, nb = names
+    name_of = {"a": na, "b": nb}
+    other_of = {"a": nb, "b": na}
     b, c = int(table.arrays()[1]), int(table.arrays()[2])
+
+    # -- the claims ---------------------------------------------------------------------------
+    direction = None if b == c else ("a" if b > c else "b")
+    side = {"greater": "a", "less": "b"}.get(alternative)
+    defined = math.isfinite(pvalue)
+    significant = bool(defined and pvalue < alpha)
+    favours_side = direction is not None and (side is None or side == direction)
+    better = direction if significant and favours_side else None
+    opposite = side is not None and direction is not None and direction != side
+    interval: tuple[float, float] | None = None
+    if diff is not None and ci is not None:
+        lo, hi = float(ci.low), float(ci.high)
+        if math.isfinite(lo) and math.isfinite(hi):
+            interval = (lo, hi)
+    contains_zero = None if interval is None else bool(interval[0] <= 0.0 <= interval[1])
+
+    # -- the words ----------------------------------------------------------------------------
     split = (
         f"{na} was right on {b} item{'s' if b != 1 else ''} where {nb} was wrong, "
         f"and {nb} on {c} where {na} was wrong"
     )
+    test = f"{'one-sided ' if side else ''}{test_name} test"
+    p_clause = _p_vs_alpha(pvalue, log10_pvalue, alpha) if defined else ""
+    favour = "" if side is None else f" in {name_of[side]}'s favour"
 
-    def ci_text(sign: int) -> str:
-        # The interval of the difference as it is read: leader minus the other (sign = -1
-        # turns the interval for A - B into one for B - A).
-        if diff is None or ci is None or not math.isfinite(float(ci.low)):
+    def ci_text(leader: str) -> str:
+        # The interval as it is read: the leader minus the other (B - A when B leads).
+        if interval is None:
             return ""
-        lo, hi = sorted((sign * float(ci.low), sign * float(ci.high)))
-        lo_text, hi_text = _points_pair(lo, hi)
-        return f" ({level:.0%} CI {lo_text} to {hi_text} points, {ci_label})"
+        sign = 1.0 if leader == "a" else -1.0
+        lo_text, hi_text = _points_pair(*sorted((sign * interval[0], sign * interval[1])))
+        return f" ({_pct(level)} CI {lo_text} to {hi_text} points, {ci_label})"
 
-    if significant and better is not None:
-        winner, loser = (na, nb) if better == "a" else (nb, na)
-        size = ""
-        if diff is not None:
-            size = f" by {_size(diff)} accuracy points{ci_text(1 if better == 'a' else -1)}"
+    def lead(leader: str) -> str:
+        who = name_of[leader]
+        if diff is None:
+            mine, theirs = (b, c) if leader == "a" else (c, b)
+            return (
+                f"{who} was ahead on this test set ({mine} to {theirs} on the items where they "
+                "disagree)"
+            )
+        return f"{who} was ahead on this test set by {_size(diff)} points{ci_text(leader)}"
+
+    def interval_note(verb: str) -> str:
+        assert interval is not None
+        lo_text, hi_text = _points_pair(*interval)
+        return (
+            f" The {_pct(level)} {ci_label} interval of {na} - {nb} ({lo_text} to {hi_text} "
+            f"points) {verb} 0: the interval and the test are computed differently"
+            + (" (and the interval is two-sided)" if side else "")
+            + ", so they need not agree."
+        )
+
+    def power_words() -> str:
+        if detectable is None:
+            return ""
+        return (
+            f"{_pct(power)} power only for differences of {_size(detectable, 3)} points or more"
+            f"{favour}"
+        )
+
+    if not defined:
+        text = f"No conclusion: the {test} is undefined for these data ({split})."
+        headline = "No conclusion: the test is undefined for these data"
+    elif better is not None:
+        winner, loser = name_of[better], other_of[better]
+        size = "" if diff is None else f" by {_size(diff)} accuracy points{ci_text(better)}"
         text = (
-            f"{winner} did better than {loser}{size}: {split}. The {test_name} test gives "
-            f"p = {p_text} < {alpha:g}, so a difference this large is unlikely if the two "
-            "were equally accurate."
+            f"{winner} did better than {loser}{size}: {split}. The {test} gives {p_clause}, "
+            "so a difference this large is unlikely if the two were equally accurate."
         )
-        return Conclusion(significant=True, better=better, text=text)
-    where = {
-        "two-sided": "in either direction",
-        "greater": f"in {na}'s favour",
-        "less": f"in {nb}'s favour",
-    }[alternative]
-    lean = ""
-    if b != c:
-        ahead = na if b > c else nb
-        lean = f" {ahead} was ahead on this test set"
-        if diff is not None:
-            lean += f" by {_size(diff)} points{ci_text(1 if b > c else -1)}"
-        lean += ", but that is within what chance produces."
-    text = (
-        f"This test set does not resolve {na} and {nb}: {split}; the {test_name} test gives "
-        f"p = {p_text} ≥ {alpha:g}, no significant difference {where}.{lean} "
-        "A non-significant result is not evidence that the two are equally accurate"
-    )
-    if detectable is not None:
-        text += (
-            f": the test had {power:.0%} power only for differences of "
-            f"{_size(detectable)} points or more."
+        if contains_zero:
+            text += interval_note("includes")
+        headline = f"{winner} did better than {loser}"
+    elif significant:
+        # Only a one-sided test at an alpha of about 1/2 or more rejects without the data
+        # favouring the system it is about.
+        about = name_of[side] if side else "either system"
+        data = (
+            lead(direction)
+            if direction is not None
+            else f"{na} and {nb} were each right on {b} of the items where they disagree"
         )
+        text = (
+            f"The {test} gives {p_clause}, significant only because alpha = {_num(alpha)} is so "
+            f"large: the data do not favour {about}. {data}; {split}."
+        )
+        headline = f"Significant only because α = {_num(alpha)}; the data do not favour {about}"
+    elif opposite:
+        assert side is not None and direction is not None
+        about, leader = name_of[side], name_of[direction]
+        text = (
+            f"The data point the other way: {lead(direction)}, while the alternative "
+            f"'{alternative}' asks only whether {about} is more accurate. {split}; the {test} "
+            f"gives {p_clause}: no evidence that {about} is more accurate. Testing for {leader} "
+            "being better after seeing this would overstate the evidence; only a test chosen "
+            "in advance (such as the two-sided one) can support that."
+        )
+        if detectable is not None:
+            text += f" The test had {power_words()}."
+        headline = f"No evidence that {about} is more accurate: the data favour {leader}"
     else:
-        text += "."
-    return Conclusion(significant=False, better=None, text=text)
+        where = "in either direction" if side is None else f"in {name_of[side]}'s favour"
+        text = (
+            f"This test set does not resolve {na} and {nb}: {split}; the {test} gives "
+            f"{p_clause}, no significant difference {where}."
+        )
+        if direction is not None:
+            text += f" {lead(direction)}, but a lead this size is within what chance produces."
+            if contains_zero is False:
+                text += interval_note("excludes")
+        text += " A non-significant result is not evidence that the two are equally accurate"
+        text += f": the test had {power_words()}." if detectable is not None else "."
+        if b + c == 0:
+            headline = f"{na} and {nb} never disagree on these items"
+        elif side is None:
+            headline = f"No clear difference between {na} and {nb}"
+        else:
+            headline = (
+                f"No clear evidence that {name_of[side]} is more accurate than {other_of[side]}"
+            )
+    return Conclusion(
+        significant=significant,
+        better=better,
+        text=text,
+        direction=direction,
+        opposite_direction=opposite,
+        interval_contains_zero=contains_zero,
+        headline=headline,
+    )
