@@ -6,7 +6,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint check bench browser clean docs docs-serve docs-figures
+.PHONY: demo test lint check bench browser clean docs docs-serve docs-figures docs-check \
+	docs-update
 
 $(VENV)/.core: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -56,6 +57,15 @@ docs: $(VENV)/.docs
 
 docs-serve: $(VENV)/.docs
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs serve --strict
+
+# Run every example of the README and the site and compare what it prints (docs-check), or
+# rewrite the outputs shown in the pages with what the code prints now (docs-update; review
+# the result with git diff).
+docs-check: $(VENV)/.test
+	$(PY) -m pytest -q -p no:cacheprovider tests/test_docs.py
+
+docs-update: $(VENV)/.test
+	MCNEMAR_DOCS_UPDATE=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_docs.py
 
 # Regenerate the figures under docs/img/ (web calculator screenshots through Chromium, plots).
 docs-figures: $(VENV)/.test browser

@@ -31,8 +31,11 @@ in the source, counted by :func:`test_skip_markers_are_explained`):
   otherwise it and the rest of the page are skipped (later blocks build on it), with the
   reason shown in the test summary.
 
-Run ``pytest tests/test_docs.py`` after any change to the report's wording: the failure shows
-the block (file and line) and a diff of the expected and actual output.
+Run ``pytest tests/test_docs.py`` (or ``make docs-check``) after any change to the report's
+wording: the failure shows the block (file and line) and a diff of the expected and actual
+output. ``MCNEMAR_DOCS_UPDATE=1 pytest tests/test_docs.py`` (``make docs-update``) instead
+rewrites every shown output of ``console`` and ``python``/``text`` blocks with what the code
+prints now (keeping a final ``...``); review the change with ``git diff`` before committing it.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ import difflib
 import doctest
 import importlib.util
 import io
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -60,9 +64,23 @@ RUN_LANGS = {"python", "pycon", "console"}
 LINKED = ("tests", "examples", "docs")
 # An upper bound on skipped blocks over all pages: raising it is a visible decision.
 MAX_SKIPS = 12
+UPDATE = os.environ.get("MCNEMAR_DOCS_UPDATE") == "1"
 
 FENCE = re.compile(r"^(?P<fence>`{3,}|~{3,})\s*(?P<lang>[\w+-]*)")
 MARKER = re.compile(r"^<!--\s*docs-test:\s*(?P<kind>\w+)\s*(?P<arg>.*?)\s*-->\s*$")
+
+
+@dataclass
+class Fix:
+    """Replace lines [start, end) (0-based) of a page with ``lines``."""
+
+    start: int
+    end: int
+    lines: list[str]
+
+
+#: Fixes collected in update mode, per page.
+FIXES: dict[Path, list[Fix]] = {}
 
 
 @dataclass
@@ -76,7 +94,11 @@ class Block:
 
     @property
     def where(self) -> str:
-        return f"{self.path.relative_to(ROOT)}:{self.line}"
+        return f"{_page_id(self.path)}:{self.line}"
+
+
+def _page_id(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 def parse_blocks(path: Path) -> list[Block]:
@@ -127,11 +149,21 @@ def _normalize(text: str) -> list[str]:
     return out
 
 
-def compare_output(expected: str, actual: str, where: str) -> None:
+def compare_output(expected: str, actual: str, where: str,
+                   fix: tuple[Path, int, int] | None = None) -> None:
+    """Fail unless ``actual`` shows ``expected``; in update mode record a fix instead.
+
+    ``fix`` is (page, first line, end line), 0-based and end-exclusive, of the shown output.
+    """
     want, got = _normalize(expected), _normalize(actual)
-    if want and want[-1] == "...":
+    ellipsis = bool(want) and want[-1] == "..."
+    if ellipsis:
         want = want[:-1]
         got = got[: len(want)]
+    if want != got and UPDATE and fix is not None:
+        page, start, end = fix
+        FIXES.setdefault(page, []).append(Fix(start, end, got + (["..."] if ellipsis else [])))
+        return
     if want != got:
         diff = "\n".join(difflib.unified_diff(want, got, "shown in the docs", "printed now",
                                               lineterm=""))
@@ -148,7 +180,9 @@ def run_python(block: Block, namespace: dict[str, Any]) -> None:
     with contextlib.redirect_stdout(buffer):
         exec(code, namespace)
     if block.output is not None:
-        compare_output(block.output.text, buffer.getvalue(), block.output.where)
+        out = block.output
+        span = (out.path, out.line, out.line + len(out.text.splitlines()))
+        compare_output(out.text, buffer.getvalue(), out.where, span)
 
 
 def run_pycon(block: Block, namespace: dict[str, Any]) -> None:
@@ -161,25 +195,38 @@ def run_pycon(block: Block, namespace: dict[str, Any]) -> None:
         pytest.fail(f"{block.where}: doctest failed:\n" + "".join(report), pytrace=False)
 
 
-def console_commands(block: Block) -> list[tuple[int, str, str]]:
-    """(line, command, shown output) for each ``$`` command of a console block."""
-    commands: list[tuple[int, str, list[str]]] = []
+@dataclass
+class Command:
+    line: int  # 1-based line of the command in the page
+    text: str
+    output: list[str]
+    output_start: int  # 0-based page line where the shown output starts
+
+    @property
+    def shown(self) -> str:
+        return "\n".join(self.output)
+
+
+def console_commands(block: Block) -> list[Command]:
+    """The ``$`` commands of a console block, each with the output shown below it."""
+    commands: list[Command] = []
     continuing = False
     for offset, line in enumerate(block.text.splitlines(), start=1):
+        page_line = block.line + offset  # 1-based
         if continuing and commands:
-            commands[-1] = (commands[-1][0], commands[-1][1] + " " + line.strip(), [])
+            commands[-1].text += " " + line.strip()
+            commands[-1].output_start = page_line
         elif line.startswith("$ "):
-            commands.append((block.line + offset, line[2:].strip(), []))
+            commands.append(Command(page_line, line[2:].strip(), [], page_line))
         elif commands:
-            commands[-1][2].append(line)
+            commands[-1].output.append(line)
         else:
             pytest.fail(f"{block.where}: console block does not start with a '$ ' command",
                         pytrace=False)
         continuing = line.rstrip().endswith("\\")
         if continuing:
-            last = commands[-1]
-            commands[-1] = (last[0], last[1].rstrip()[:-1].rstrip(), last[2])
-    return [(ln, cmd, "\n".join(out)) for ln, cmd, out in commands]
+            commands[-1].text = commands[-1].text.rstrip()[:-1].rstrip()
+    return commands
 
 
 def mcnemar_args(command: str, where: str) -> list[str]:
@@ -220,16 +267,17 @@ def check_parses(args: list[str], where: str) -> None:
 def run_console(block: Block) -> None:
     from mcnemar.cli import main
 
-    for line, command, shown in console_commands(block):
-        where = f"{block.path.relative_to(ROOT)}:{line}"
-        args = mcnemar_args(command, where)
-        if not shown.strip():
+    for command in console_commands(block):
+        where = f"{_page_id(block.path)}:{command.line}"
+        args = mcnemar_args(command.text, where)
+        if not command.shown.strip():
             check_parses(args, where)
             continue
         result = CliRunner().invoke(main, args)
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise result.exception
-        compare_output(shown, result.output, where)
+        end = command.output_start + len(command.output)
+        compare_output(command.shown, result.output, where, (block.path, command.output_start, end))
 
 
 # ----------------------------------------------------------------------------- tests
@@ -244,10 +292,6 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MCNEMAR_DEBUG", "1")  # a bug in an example shows its traceback
     monkeypatch.delenv("COLUMNS", raising=False)
     return tmp_path
-
-
-def _page_id(path: Path) -> str:
-    return str(path.relative_to(ROOT))
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_page_id)
@@ -276,6 +320,19 @@ def test_page_examples_run(page: Path, scratch: Path) -> None:
             run_console(block)
     if skipped:
         print(f"{_page_id(page)}: {len(skipped)} block(s) not run: " + "; ".join(skipped))
+    apply_fixes(page)
+
+
+def apply_fixes(page: Path) -> None:
+    """Update mode: write the outputs recorded for ``page`` into it (bottom up)."""
+    fixes = FIXES.pop(page, [])
+    if not fixes:
+        return
+    lines = page.read_text(encoding="utf-8").splitlines()
+    for fix in sorted(fixes, key=lambda f: f.start, reverse=True):
+        lines[fix.start:fix.end] = fix.lines
+    page.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    print(f"{_page_id(page)}: updated {len(fixes)} shown output(s)")
 
 
 def test_skip_markers_are_explained() -> None:
@@ -322,14 +379,13 @@ def test_comparison_fails_on_a_changed_number() -> None:
 
 def test_console_runner_catches_a_wrong_flag_and_a_wrong_output(tmp_path: Path) -> None:
     bad_flag = Block(tmp_path / "x.md", 1, "console", "$ mcnemar test --b 17 --cc 3\n")
-    bad_flag.path = ROOT / "x.md"
     with pytest.raises(pytest.fail.Exception, match="No such option"):
         run_console(bad_flag)
-    wrong = Block(ROOT / "x.md", 1, "console",
+    wrong = Block(tmp_path / "x.md", 1, "console",
                   "$ mcnemar power --p10 0.06 --p01 0.04\nSample size: n = 1 item\n")
     with pytest.raises(pytest.fail.Exception, match="differs"):
         run_console(wrong)
-    other = Block(ROOT / "x.md", 1, "console", "$ pip install mcnemar\n")
+    other = Block(tmp_path / "x.md", 1, "console", "$ pip install mcnemar\n")
     with pytest.raises(pytest.fail.Exception, match="not an mcnemar command"):
         run_console(other)
 
@@ -350,3 +406,28 @@ def test_offline_check_flags_resources_from_other_hosts(tmp_path: Path) -> None:
         '<script src="//cdn.example.org/x.js"></script>')
     (tmp_path / "bad.css").write_text('@import url("https://fonts.example.org/f.css");')
     assert len(checker.external_loads(tmp_path)) == 3
+
+
+def test_update_mode_rewrites_shown_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    page = tmp_path / "p.md"
+    page.write_text(
+        "# t\n\n```console\n$ mcnemar power --mde --n 500 --discordance 0.12\nold words\n"
+        "$ mcnemar test --b 17 --c 3\nMcNemar analysis: A vs B\nold line\n...\n```\n\n"
+        "```python\nprint(1 + 1)\n```\n\n```text\n3\n```\n"
+    )
+    monkeypatch.setitem(globals(), "UPDATE", True)
+    blocks = parse_blocks(page)
+    run_console(blocks[0])
+    run_python(blocks[1], {})
+    apply_fixes(page)
+    fixed = page.read_text()
+    assert "old words" not in fixed and "has 80% power to detect" in fixed
+    # as many lines as were shown before the "...", then the "..." kept
+    assert "$ mcnemar test --b 17 --c 3\nMcNemar analysis: A vs B\n\n...\n```" in fixed
+    assert fixed.count("...") == 1 and "```text\n2\n```" in fixed
+    monkeypatch.setitem(globals(), "UPDATE", False)
+    for block in parse_blocks(page):  # the rewritten page now passes
+        (run_console if block.lang == "console" else run_python)(block, *(
+            [] if block.lang == "console" else [{}]))
