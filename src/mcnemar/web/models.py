@@ -29,6 +29,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from mcnemar.table import _MAX_COUNT as _LIBRARY_MAX_COUNT
+
 __all__ = [
     "MAX_COUNT",
     "AnalyzeRequest",
@@ -42,8 +44,9 @@ __all__ = [
     "ReportResponse",
 ]
 
-#: Largest count accepted: the largest integer a browser's JavaScript represents exactly.
-MAX_COUNT = 2**53 - 1
+#: Largest count, and largest total, accepted: the library's limit (2**52), which keeps every
+#: sum of cells exact in double precision, in the library and in the browser's JavaScript.
+MAX_COUNT = _LIBRARY_MAX_COUNT
 
 Alternative = Literal["two-sided", "greater", "less"]
 Include = Literal["distribution", "markdown", "text"]
@@ -74,7 +77,7 @@ def _whole_count(value: Any) -> Any:
         raise _fail("count_negative", f"must be a whole number >= 0; got {_echo(value)}")
     if value > MAX_COUNT:
         raise _fail(
-            "count_too_large", f"must be at most {MAX_COUNT} (2**53 - 1); got {_echo(value)}"
+            "count_too_large", f"must be at most {MAX_COUNT} (2**52); got {_echo(value)}"
         )
     return value
 
@@ -138,7 +141,7 @@ def _check_total(*counts: int | None) -> None:
     if total > MAX_COUNT:
         raise _fail(
             "count_total",
-            f"the counts add up to {total} items, more than {MAX_COUNT} (2**53 - 1), the "
+            f"the counts add up to {total} items, more than {MAX_COUNT} (2**52), the "
             "largest number of items the calculator handles exactly",
         )
 
