@@ -52,7 +52,8 @@ def test_strict_errors_name_files_counts_and_keys() -> None:
     message = str(info.value)
     assert "b.jsonl: 1 duplicated item keys (('t', 2, 'none') x2)" in message
     assert "b.jsonl: 2 items not in a.jsonl (e.g. ('t', 9, 'none'), ('t', 10, 'none'))" in message
-    assert "--on-missing intersect" in message
+    assert "pass on_missing='intersect'" in message  # the keyword, for library callers
+    assert info.value.argument == "on_missing"  # which the command line spells as its flag
     assert "\n" not in message  # one line on stderr
 
 

@@ -45,11 +45,15 @@ def test_unknown_stat_lists_the_stats() -> None:
 
 
 def test_non_binary_stat_needs_a_threshold() -> None:
-    from mcnemar.errors import AlignmentError
+    from mcnemar.errors import AlignmentError, McNemarError
 
     a = read_run(DATA / "mmlu_a", score="num_prompt_tokens")
+    b = read_run(DATA / "mmlu_b")
+    with pytest.raises(McNemarError, match="scored by num_prompt_tokens in A and by exact_match "
+                                           "in B"):
+        align(a, b)
     with pytest.raises(AlignmentError, match=r"6 scores are not 0/1 \(e.g. 120\)"):
-        align(a, read_run(DATA / "mmlu_b"))
+        align(a, b, allow_different_scorers=True)
 
 
 def test_malformed_documents(tmp_path: Path) -> None:

@@ -17,17 +17,68 @@ Degenerate but valid data (for example no discordant pairs) is not an error; it 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
+
 __all__ = [
     "AlignmentError",
     "InputFileError",
     "McNemarError",
     "McNemarWarning",
     "TableError",
+    "option",
 ]
+
+# An argument named inside a message: the keyword and an example value, between unit separators
+# (a character no file name or value of a user will hold).
+_OPTION = re.compile("\x1f([A-Za-z_][A-Za-z0-9_]*)=([^\x1f]*)\x1f")
+
+
+def option(argument: str, value: str = "") -> str:
+    """Name an argument inside an error message, so that each caller can spell it its way.
+
+    ``str(error)`` spells it as the keyword (``score=NAME``); the command line spells the same
+    message with its own flags through :meth:`McNemarError.spelled` (``--score NAME``).
+
+    Examples
+    --------
+    >>> err = McNemarError(f"several scorers; choose one with {option('score', 'NAME')}")
+    >>> str(err), err.argument
+    ('several scorers; choose one with score=NAME', 'score')
+    >>> err.spelled(lambda key, value: f"--{key} {value}")
+    'several scorers; choose one with --score NAME'
+    """
+    return f"\x1f{argument}={value}\x1f"
 
 
 class McNemarError(ValueError):
-    """Invalid input to an :mod:`mcnemar` function; the message says what and how to fix it."""
+    """Invalid input to an :mod:`mcnemar` function; the message says what and how to fix it.
+
+    A message that tells the user which argument to set names it with :func:`option`; the
+    names are in :attr:`arguments` (the first also as :attr:`argument`), ``str()`` spells them
+    as keywords and :meth:`spelled` lets an interface spell them as its own options.
+    """
+
+    def __init__(self, message: str = "", *args: object) -> None:
+        self.template = message
+        self.arguments: tuple[str, ...] = tuple(m.group(1) for m in _OPTION.finditer(message))
+        super().__init__(self.spelled(), *args)
+
+    @property
+    def argument(self) -> str | None:
+        """The (first) argument the message asks the user to set, or ``None``."""
+        return self.arguments[0] if self.arguments else None
+
+    def spelled(self, spell: Callable[[str, str], str] | None = None) -> str:
+        """The message with each named argument spelled by ``spell(keyword, value)``.
+
+        Without ``spell``, arguments read ``keyword=value`` (the library's spelling).
+        """
+        def one(match: re.Match[str]) -> str:
+            key, value = match.group(1), match.group(2)
+            return spell(key, value) if spell is not None else f"{key}={value}"
+
+        return _OPTION.sub(one, self.template)
 
 
 class TableError(McNemarError):
@@ -56,7 +107,13 @@ class InputFileError(McNemarError):
             if line is not None:
                 where += f", line {line}"
             where += ": "
-        super().__init__(where + message)
+        # The location stays outside the template, so a file name is never read as markup.
+        self.where = where
+        super().__init__(message)
+
+    def spelled(self, spell: Callable[[str, str], str] | None = None) -> str:
+        """The message (after the file and line) with its arguments spelled by ``spell``."""
+        return getattr(self, "where", "") + McNemarError.spelled(self, spell)
 
 
 class AlignmentError(InputFileError):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from mcnemar.errors import InputFileError
+from mcnemar.io.identity import RunIdentity
 
 __all__ = ["DeferredSource", "RunResults", "score_to_float"]
 
@@ -94,6 +95,15 @@ class RunResults:
         Format-specific facts (model, task, filters seen, ...), JSON-safe.
     source : DeferredSource or None
         Set for a deferred run (see :meth:`load`).
+    identity : RunIdentity
+        What the run is, as the harness recorded it: task(s), scorer, model, status, errored
+        samples, ignored files (all ``None``/empty for generic files). Alignment checks it
+        before pairing (see :func:`~mcnemar.io.identity.check_identities`).
+    errored : numpy.ndarray or None
+        Per record, True when the harness marked the sample as errored.
+    contents : numpy.ndarray or None
+        Per record, a fingerprint of the item's content (lm-eval ``doc_hash``, Inspect
+        ``input``/``target``) or None; paired items must agree on it.
     """
 
     name: str
@@ -110,6 +120,9 @@ class RunResults:
     cluster_name: str | None = None
     metadata: Mapping[str, Any] = field(default_factory=dict)
     source: DeferredSource | None = None
+    identity: RunIdentity = field(default_factory=RunIdentity)
+    errored: np.ndarray | None = None
+    contents: np.ndarray | None = None
 
     @property
     def deferred(self) -> bool:
@@ -140,6 +153,7 @@ class RunResults:
             "sample": self.sample_name,
             "cluster": self.cluster_name,
             "metadata": dict(self.metadata),
+            "identity": self.identity.to_dict(),
         }
 
     def __str__(self) -> str:

@@ -20,14 +20,15 @@ by :mod:`mcnemar.io.frames`, which applies exactly the same rules; only counts c
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mcnemar.errors import AlignmentError, McNemarError
+from mcnemar.errors import AlignmentError, McNemarError, option
 from mcnemar.io._run import RunResults, object_array
+from mcnemar.io.identity import IdentityCheck, RunIdentity, check_identities
 
 if TYPE_CHECKING:
     from mcnemar.table import PairedTable
@@ -50,6 +51,11 @@ REDUCERS = ("mean", "majority", "first")
 CLUSTER = "cluster"
 #: How many offending keys an error message shows.
 SHOW = 3
+
+
+def _plural(n: int, word: str) -> str:
+    """``"1 item"``, ``"2 items"``."""
+    return f"{n} {word}" + ("" if n == 1 else "s")
 
 
 def check_policies(on_missing: str, threshold: float | None, reduce: str | None) -> None:
@@ -95,6 +101,15 @@ class RunSummary:
         Items of this run absent from the other run.
     no_score : int
         Items without a score (dropped under ``on_missing="intersect"`` when matched).
+    identity : RunIdentity
+        The run's task(s), scorer, status, errored samples and ignored files.
+    errored_counted : int
+        Paired items in the table that have an errored sample (counted with the score the
+        harness gave them).
+    errored_failed : int
+        Of those, items counted as a failure.
+    errored_dropped : int
+        Items with an errored sample left out of the table (no score, or in one run only).
     """
 
     name: str
@@ -108,15 +123,48 @@ class RunSummary:
     binarised: int = 0
     only_here: int = 0
     no_score: int = 0
+    identity: RunIdentity = field(default_factory=RunIdentity)
+    errored_counted: int = 0
+    errored_failed: int = 0
+    errored_dropped: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict of the fields."""
+        ident = self.identity
         return {
             "name": self.name, "path": self.path, "format": self.format,
             "records": self.records, "items": self.items, "max_samples": self.max_samples,
             "reduced": self.reduced, "ties": self.ties, "binarised": self.binarised,
             "only_here": self.only_here, "no_score": self.no_score,
+            "harness": ident.harness, "model": ident.model, "task": ident.task,
+            "scorer": ident.scorer, "filter": ident.filter,
+            "tasks": [t.to_dict() for t in ident.tasks],
+            "status": ident.status, "status_detail": ident.status_detail,
+            "expected": ident.expected,
+            "errored": ident.errored,
+            "errored_counted": self.errored_counted, "errored_failed": self.errored_failed,
+            "errored_dropped": self.errored_dropped,
+            "ignored": list(ident.ignored),
         }
+
+    def describe(self) -> str:
+        """Task, scorer and status in words (one line of the report)."""
+        ident = self.identity
+        parts = []
+        if len(ident.tasks) > 1:
+            parts.append(f"{len(ident.tasks)} tasks")
+        elif ident.tasks:
+            t = ident.tasks[0]
+            parts.append(f"task {t.name}" if t.name is not None else "task not recorded")
+            if t.dataset is not None:
+                parts.append(f"dataset {t.dataset}")
+        if ident.tasks and ident.scorer is not None:
+            scorer = ident.tasks[0].describe_scorer() if ident.filter is not None \
+                else ident.scorer
+            parts.append(f"scorer {scorer}")
+        if ident.status is not None:
+            parts.append(f"status {ident.status}")
+        return ", ".join(parts)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -138,6 +186,51 @@ class AlignmentSummary:
     engine: str
     clusters: int | None = None
     cluster_name: str | None = None
+    #: Per task (tasks are strata of independent items): the task and its (a, b, c, d);
+    #: the table is their sum. ``None`` when the runs hold one task each.
+    strata: tuple[tuple[str | None, tuple[int, int, int, int]], ...] | None = None
+    #: Differences of task or scorer let through by ``allow_different_*``, in words.
+    overridden: tuple[str, ...] = ()
+    #: The content check: field compared (``doc_hash``, ``input/target``), items compared,
+    #: items that differ (only nonzero under ``allow_different_tasks``).
+    content_field: str | None = None
+    content_checked: int = 0
+    content_differ: int = 0
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """Sentences for the report's warnings: overrides, unfinished runs, errored samples,
+        ignored files."""
+        out = list(self.overridden)
+        if self.content_differ:
+            out.append(f"{self.content_differ} of {self.content_checked} paired items have a "
+                       f"different {self.content_field} in A and B, and were counted because "
+                       "allow_different_tasks was set")
+        for label, run in (("A", self.run_a), ("B", self.run_b)):
+            ident = run.identity
+            if ident.status is not None and ident.status != "complete":
+                detail = f" ({ident.status_detail})" if ident.status_detail else ""
+                out.append(f"run {label} ({run.name}) did not complete: its status is "
+                           f"{ident.status}{detail}; its results may not cover every item")
+            if ident.errored:
+                what = _plural(ident.errored, "sample")
+                parts = []
+                if run.errored_counted:
+                    failed = (f", {run.errored_failed} of them as failures"
+                              if run.errored_failed else "")
+                    parts.append(f"{_plural(run.errored_counted, 'item')} counted with the score "
+                                 f"the harness gave{failed}")
+                if run.errored_dropped:
+                    parts.append(f"{_plural(run.errored_dropped, 'item')} left out of the table")
+                tail = ": " + "; ".join(parts) if parts else ""
+                out.append(f"run {label} ({run.name}) has {what} that errored{tail}")
+            if ident.ignored:
+                shown = ", ".join(ident.ignored[:SHOW]) + (", ..." if len(ident.ignored) > SHOW
+                                                           else "")
+                files = _plural(len(ident.ignored), "file")
+                out.append(f"run {label} ({run.name}): ignored {files} (older re-runs of the "
+                           f"same task): {shown}")
+        return tuple(out)
 
     @property
     def dropped(self) -> int:
@@ -162,17 +255,39 @@ class AlignmentSummary:
             "clusters": None if self.clusters is None else
             {"field": self.cluster_name, "count": self.clusters},
             "engine": self.engine,
+            "strata": None if self.strata is None else [
+                {"task": task, "a": a, "b": b, "c": c, "d": d}
+                for task, (a, b, c, d) in self.strata
+            ],
+            "content_check": None if self.content_field is None else {
+                "field": self.content_field, "checked": self.content_checked,
+                "differ": self.content_differ,
+            },
+            "warnings": list(self.warnings),
         }
 
     def __str__(self) -> str:
-        lines = [f"Alignment: {self.matched} items matched by {'+'.join(self.key)}"
-                 f" (engine: {self.engine})."]
+        lines = [f"Alignment: {_plural(self.matched, 'item')} matched by "
+                 f"{'+'.join(self.key)} (engine: {self.engine})."]
         for label, run in (("A", self.run_a), ("B", self.run_b)):
             extra = ""
             if run.max_samples > 1:
                 extra = f", up to {run.max_samples} samples per item"
-            lines.append(f"  {label}: {run.name} ({run.format}, {run.path}): {run.records} "
-                         f"records, {run.items} items{extra}")
+            lines.append(f"  {label}: {run.name} ({run.format}, {run.path}): "
+                         f"{_plural(run.records, 'record')}, {_plural(run.items, 'item')}{extra}")
+            described = run.describe()
+            if described:
+                lines.append(f"     {described}.")
+        if self.strata is not None:
+            lines.append(f"  Compared task by task ({_plural(len(self.strata), 'task')}; tasks "
+                         "are strata of independent items, so the table is the sum of the "
+                         "per-task tables and McNemar's test applies to it):")
+            for task, (a, b, c, d) in self.strata:
+                lines.append(f"    {task}: a={a}, b={b}, c={c}, d={d}")
+        if self.content_field is not None:
+            agree = self.content_checked - self.content_differ
+            lines.append(f"  Content ({self.content_field}) of {agree} of "
+                         f"{_plural(self.content_checked, 'paired item')} agrees in A and B.")
         if self.dropped:
             why = []
             if self.run_a.only_here:
@@ -181,7 +296,7 @@ class AlignmentSummary:
                 why.append(f"{self.run_b.only_here} only in B")
             if self.dropped_no_score:
                 why.append(f"{self.dropped_no_score} without a score")
-            lines.append(f"  Dropped {self.dropped} items ({', '.join(why)}; "
+            lines.append(f"  Dropped {_plural(self.dropped, 'item')} ({', '.join(why)}; "
                          f"on_missing={self.on_missing}).")
         else:
             lines.append("  Dropped 0 items.")
@@ -284,6 +399,8 @@ class _Items:
     value: np.ndarray  # 0.0 / 1.0 / NaN (no score) per item
     clusters: np.ndarray | None
     summary: dict[str, int]
+    contents: np.ndarray | None = None  # content fingerprint of the item's first record
+    errored: np.ndarray | None = None  # True where any sample of the item errored
 
 
 def _items(run: RunResults, threshold: float | None, reduce: str | None,
@@ -356,7 +473,15 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
     if run.clusters is not None:
         clusters = object_array([None] * m)
         clusters[codes[::-1]] = run.clusters[::-1]  # first record of each item wins
-    return _Items(keys=uniq, value=value, clusters=clusters, summary=summary)
+    contents = None
+    if run.contents is not None:
+        contents = object_array([None] * m)
+        contents[codes[::-1]] = run.contents[::-1]
+    errored = None
+    if run.errored is not None and len(run.errored) == len(codes):
+        errored = np.bincount(codes, weights=run.errored.astype(np.float64), minlength=m) > 0
+    return _Items(keys=uniq, value=value, clusters=clusters, summary=summary,
+                  contents=contents, errored=errored)
 
 
 def _binarise(values: np.ndarray, threshold: float | None, where: str, what: str,
@@ -387,8 +512,18 @@ def align(
     threshold: float | None = None,
     reduce: str | None = None,
     engine: str = "auto",
+    allow_different_tasks: bool = False,
+    allow_different_scorers: bool = False,
 ) -> Alignment:
     """Pair two runs by item key and count the paired 2x2 table.
+
+    Before anything is counted, the runs' identities are checked
+    (:func:`~mcnemar.io.identity.check_identities`): runs of different tasks (or datasets),
+    or scored by different scorers, metrics or filters, are refused; where the harness
+    records the items' content (lm-eval ``doc_hash``, Inspect ``input``/``target``), every
+    paired item must have the same content in both runs, and the first that differs is named.
+    Runs holding several tasks (an lm-eval directory) are paired within each task; the tasks
+    are strata of independent items, and the per-task tables are in ``summary.strata``.
 
     Parameters
     ----------
@@ -408,6 +543,12 @@ def align(
     engine : {"auto", "numpy", "duckdb"}
         ``"auto"`` counts two deferred (large) runs inside DuckDB and everything else in
         numpy. Only counts come back from DuckDB: ``keys`` and ``correct_*`` are then None.
+    allow_different_tasks : bool, default False
+        Pair runs whose tasks or datasets differ, or whose paired items differ in content
+        (the report's warnings then say so).
+    allow_different_scorers : bool, default False
+        Pair runs scored by different scorers, metrics or filters (e.g. to compare two
+        scorers on the same outputs); the report's warnings say so.
 
     Returns
     -------
@@ -415,9 +556,12 @@ def align(
 
     Raises
     ------
+    McNemarError
+        The runs are of different tasks, or scored differently (naming both sides' values).
     AlignmentError
         Listing every problem: duplicated keys, items in one run only, missing or non-binary
-        scores, several samples per item without ``reduce``.
+        scores, several samples per item without ``reduce``; or paired items whose content
+        differs.
 
     Examples
     --------
@@ -433,6 +577,9 @@ def align(
     check_policies(on_missing, threshold, reduce)
     if engine not in ("auto", "numpy", "duckdb"):
         raise McNemarError(f"engine={engine!r} is not valid; use 'auto', 'numpy' or 'duckdb'")
+    check = check_identities(run_a.identity, run_b.identity, path_a=run_a.path,
+                             path_b=run_b.path, allow_different_tasks=allow_different_tasks,
+                             allow_different_scorers=allow_different_scorers)
     policy = reduce
     if reduce == CLUSTER:
         # Every sample becomes its own paired observation, keyed by (item, sample) and
@@ -445,9 +592,17 @@ def align(
     if engine == "duckdb" or (engine == "auto" and both_deferred):
         from mcnemar.io.frames import align_in_duckdb
 
-        return align_in_duckdb(run_a, run_b, on_missing=on_missing, threshold=threshold,
+        done = align_in_duckdb(run_a, run_b, on_missing=on_missing, threshold=threshold,
                                reduce=reduce)
+        summary = replace(
+            done.summary,
+            run_a=replace(done.summary.run_a, identity=run_a.identity),
+            run_b=replace(done.summary.run_b, identity=run_b.identity),
+            overridden=check.overridden,
+        )
+        return replace(done, summary=summary)
     run_a, run_b = run_a.load(), run_b.load()
+    run_a, run_b = _harmonize(run_a, run_b, check)
     problems: list[str] = []
     items_a = _items(run_a, threshold, reduce, problems)
     items_b = _items(run_b, threshold, reduce, problems)
@@ -474,15 +629,18 @@ def align(
         for items, idx_all, mask, run in ((items_a, ia, no_a, run_a), (items_b, ib, no_b, run_b)):
             if mask.any():
                 bad = idx_all[mask]
+                why = ""
+                if items.errored is not None and items.errored[bad].any():
+                    why = f", {int(items.errored[bad].sum())} of them errored"
                 problems.append(
                     f"{run.path}: {len(bad)} items have no score (e.g. "
-                    f"{_show(items.keys[bad], len(bad))})"
+                    f"{_show(items.keys[bad], len(bad))}{why})"
                 )
     if problems:
         hint = ""
         if on_missing == "error" and (len(only_a) or len(only_b) or no_a.any() or no_b.any()):
             hint = ("; to drop items present in one run only (or without a score) pass "
-                    "on_missing='intersect' (--on-missing intersect)")
+                    + option("on_missing", "'intersect'"))
         if on_missing == "intersect":
             unscored = int((no_a | no_b).sum())
             hint = "; " + intersect_note(int((~(no_a | no_b)).sum()), len(only_a), len(only_b),
@@ -492,13 +650,16 @@ def align(
     ia, ib = ia[keep], ib[keep]
     if len(ia) == 0:
         raise AlignmentError(no_common_items(run_a, run_b, items_a.keys, items_b.keys))
+    content_field, differ = _check_content(run_a, run_b, items_a, items_b, ia, ib,
+                                           allow_different_tasks)
     ca = items_a.value[ia].astype(np.int8)
     cb = items_b.value[ib].astype(np.int8)
     counts = _counts(ca, cb)
     clusters = _clusters(items_a, items_b, ia, ib, run_a, run_b)
+    strata = _strata(run_a, items_a.keys[ia], ca, cb) if check.strata else None
     summary = AlignmentSummary(
-        run_a=_run_summary(run_a, items_a, len(only_a), int(no_a.sum())),
-        run_b=_run_summary(run_b, items_b, len(only_b), int(no_b.sum())),
+        run_a=_run_summary(run_a, items_a, len(only_a), int(no_a.sum()), ia, ca),
+        run_b=_run_summary(run_b, items_b, len(only_b), int(no_b.sum()), ib, cb),
         key=run_a.key_names,
         matched=len(ia),
         dropped_no_score=int((~keep).sum()),
@@ -508,9 +669,92 @@ def align(
         engine="numpy",
         clusters=None if clusters is None else len(set(clusters.tolist())),
         cluster_name=run_a.cluster_name or run_b.cluster_name,
+        strata=strata,
+        overridden=check.overridden,
+        content_field=content_field,
+        content_checked=len(ia) if content_field is not None else 0,
+        content_differ=differ,
     )
     return Alignment(counts=counts, summary=summary, keys=items_a.keys[ia], correct_a=ca,
                      correct_b=cb, clusters=clusters)
+
+
+def _harmonize(run_a: RunResults, run_b: RunResults,
+               check: IdentityCheck) -> tuple[RunResults, RunResults]:
+    """Make the key parts that describe the run (task, filter) agree, so items pair by id.
+
+    Runs holding one task each pair on the item id alone: B's task and filter parts take A's
+    labels (a renamed lm-eval file, or a difference let through by an override, then pairs).
+    Runs holding several tasks keep the task in the key (items pair within their task); only
+    the filter part of B takes A's filter for the same task.
+    """
+    ia, ib = run_a.identity, run_b.identity
+    if ia.task_part is None or ia.task_part != ib.task_part or ia.filter_part != ib.filter_part \
+            or run_a.keys is None or run_b.keys is None or not len(run_a.keys) \
+            or not len(run_b.keys):
+        return run_a, run_b
+    tp, fp = ia.task_part, ia.filter_part
+    first = run_a.keys[0]
+    if not isinstance(first, tuple):
+        return run_a, run_b
+    if not check.strata:
+        fixed = {tp: first[tp]}
+        if fp is not None:
+            fixed[fp] = first[fp]
+        keys = [tuple(fixed.get(i, part) for i, part in enumerate(k))
+                for k in run_b.keys.tolist()]
+    elif fp is not None:
+        by_task = {t.name: t.filter for t in ia.tasks}
+        keys = [tuple(by_task.get(k[tp], k[fp]) if i == fp else part
+                      for i, part in enumerate(k)) for k in run_b.keys.tolist()]
+    else:
+        return run_a, run_b
+    return run_a, replace(run_b, keys=object_array(keys))
+
+
+def _check_content(run_a: RunResults, run_b: RunResults, items_a: _Items, items_b: _Items,
+                   ia: np.ndarray, ib: np.ndarray, allowed: bool) -> tuple[str | None, int]:
+    """Compare the content fingerprints of the paired items; refuse the first that differs."""
+    if items_a.contents is None or items_b.contents is None:
+        return None, 0
+    name_a, name_b = run_a.identity.content_name, run_b.identity.content_name
+    if name_a is None or name_a != name_b:
+        return None, 0
+    ca, cb = items_a.contents[ia], items_b.contents[ib]
+    known = np.fromiter((x is not None and y is not None for x, y in zip(ca, cb, strict=True)),
+                        dtype=bool, count=len(ca))
+    differ = known & (ca != cb)
+    n = int(differ.sum())
+    if n and not allowed:
+        first = int(np.flatnonzero(differ)[0])
+        raise AlignmentError(
+            f"cannot pair the runs: {n} of {_plural(len(ca), 'paired item')} differ in "
+            f"{name_a} between A ({run_a.path}) and B ({run_b.path}); the first is item "
+            f"{items_a.keys[ia][first]!r}: {_short_text(ca[first])} in A, "
+            f"{_short_text(cb[first])} in B. The runs do not hold the same items under these "
+            f"ids; if they should be paired anyway, pass {option('allow_different_tasks', 'True')}"
+        )
+    return name_a, n
+
+
+def _short_text(value: Any, limit: int = 90) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _strata(run_a: RunResults, keys: np.ndarray, ca: np.ndarray,
+            cb: np.ndarray) -> tuple[tuple[str | None, tuple[int, int, int, int]], ...]:
+    """The (a, b, c, d) of each task, in A's task order."""
+    tp = run_a.identity.task_part
+    labels = [k[tp] for k in keys.tolist()] if tp is not None else [None] * len(keys)
+    out = []
+    seen = dict.fromkeys(t.name for t in run_a.identity.tasks)
+    codes = {name: i for i, name in enumerate(seen)}
+    index = np.fromiter((codes.get(x, -1) for x in labels), dtype=np.int64, count=len(labels))
+    for name, i in codes.items():
+        mask = index == i
+        out.append((name, _counts(ca[mask], cb[mask])))
+    return tuple(out)
 
 
 def _samples_as_clustered_items(run: RunResults) -> RunResults:
@@ -580,12 +824,21 @@ def _clusters(items_a: _Items, items_b: _Items, ia: np.ndarray, ib: np.ndarray,
         items_b.clusters[ib]  # type: ignore[index]
 
 
-def _run_summary(run: RunResults, items: _Items, only_here: int, no_score: int) -> RunSummary:
+def _run_summary(run: RunResults, items: _Items, only_here: int, no_score: int,
+                 paired: np.ndarray, correct: np.ndarray) -> RunSummary:
     s = items.summary
+    counted = failed = dropped = 0
+    if items.errored is not None:
+        in_table = items.errored[paired]
+        counted = int(in_table.sum())
+        failed = int((in_table & (correct == 0)).sum())
+        dropped = int(items.errored.sum()) - counted
     return RunSummary(
         name=run.name, path=run.path, format=run.format, records=s["records"], items=s["items"],
         max_samples=s["max_samples"], reduced=s["reduced"], ties=s["ties"],
         binarised=s["binarised"], only_here=only_here, no_score=no_score,
+        identity=run.identity, errored_counted=counted, errored_failed=failed,
+        errored_dropped=dropped,
     )
 
 

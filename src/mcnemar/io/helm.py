@@ -18,8 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from mcnemar.errors import InputFileError
+from mcnemar.errors import InputFileError, option
 from mcnemar.io._run import RunResults, load_json_document, object_array, short_repr
+from mcnemar.io.identity import RunIdentity, TaskIdentity
 
 __all__ = ["read_helm"]
 
@@ -143,13 +144,18 @@ def read_helm(
     if score not in stat_names:
         raise InputFileError(
             f"stat {score!r} not found; the stats are "
-            f"{', '.join(sorted(stat_names)[:15])}; choose one with score=NAME (--score)",
+            f"{', '.join(sorted(stat_names)[:15])}; choose one with {option('score', 'NAME')}",
             path=str(p),
         )
-    model = _model(p)
+    model, run_name = _model(p)
     metadata: dict[str, Any] = {"perturbations": perturbations}
     if model:
         metadata["model"] = model
+    task = _task(run_name) if run_name else None
+    identity = RunIdentity(
+        harness="helm", model=model,
+        tasks=(TaskIdentity(name=task, scorer=score, records=len(keys)),),
+    )
     return RunResults(
         name=name or model or p.parent.name or p.name,
         path=str(p),
@@ -162,20 +168,41 @@ def read_helm(
         epochs=np.asarray(trials, dtype=np.int64),
         sample_name="train_trial_index",
         metadata=metadata,
+        identity=identity,
     )
 
 
-def _model(p: Path) -> str | None:
+def _model(p: Path) -> tuple[str | None, str | None]:
+    """The model and the run name from the sibling ``run_spec.json``."""
     spec = p.with_name("run_spec.json")
     if not spec.is_file():
-        return None
+        return None, None
     try:
         data = json.loads(spec.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError, UnicodeDecodeError):
-        return None
-    adapter = data.get("adapter_spec") if isinstance(data, dict) else None
+        return None, None
+    if not isinstance(data, dict):
+        return None, None
+    model = None
+    adapter = data.get("adapter_spec")
     if isinstance(adapter, dict):
         for field in ("model", "model_deployment"):
             if isinstance(adapter.get(field), str):
-                return str(adapter[field])
-    return None
+                model = str(adapter[field])
+                break
+    name = data.get("name")
+    return model, name if isinstance(name, str) and name else None
+
+
+def _task(run_name: str) -> str:
+    """The scenario part of a HELM run name: ``mmlu:subject=x,model=m`` -> ``mmlu:subject=x``.
+
+    A run name lists the scenario and its arguments, and also the model (and the model
+    deployment); those name the system, not the task, so they are left out.
+    """
+    head, sep, args = run_name.partition(":")
+    if not sep:
+        return run_name
+    kept = [a for a in args.split(",")
+            if a.split("=", 1)[0] not in ("model", "model_deployment")]
+    return head + (":" + ",".join(kept) if kept else "")

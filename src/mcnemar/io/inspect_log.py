@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from mcnemar.errors import InputFileError
+from mcnemar.errors import InputFileError, option
 from mcnemar.io._archive import BoundedArchive, ReadLimits
 from mcnemar.io._run import RunResults, load_json_document, object_array, score_to_float, short_repr
+from mcnemar.io.identity import RunIdentity, TaskIdentity
 
 __all__ = ["read_inspect"]
 
@@ -70,8 +71,9 @@ def read_inspect(
     """
     p = Path(path)
     if zipfile.is_zipfile(p):
-        header, samples = _read_eval_zip(p, limits)
+        header, samples, finished = _read_eval_zip(p, limits)
     else:
+        finished = True
         doc = load_json_document(p)
         if not isinstance(doc, dict) or "eval" not in doc:
             raise InputFileError(
@@ -95,6 +97,8 @@ def read_inspect(
     scores: list[float] = []
     epochs: list[int] = []
     clusters: list[str] = []
+    errored: list[bool] = []
+    contents: list[str | None] = []
     for where, sample in samples:
         if not isinstance(sample, dict):
             raise InputFileError(f"{where}: a sample must be a JSON object", path=str(p))
@@ -109,6 +113,8 @@ def read_inspect(
         keys.append(sid)
         epochs.append(epoch)
         scores.append(_sample_score(p, where, sample, scorer, value_key))
+        errored.append(bool(sample.get("error")))
+        contents.append(_content(sample))
         if cluster is not None:
             meta = sample.get("metadata") or {}
             if not isinstance(meta, dict) or cluster not in meta:
@@ -118,10 +124,37 @@ def read_inspect(
     raw_spec = header.get("eval")
     spec: dict[str, Any] = raw_spec if isinstance(raw_spec, dict) else {}
     model = spec.get("model") if isinstance(spec.get("model"), str) else None
-    metadata: dict[str, Any] = {"status": header.get("status"), "scorer": scorer}
+    raw_status = header.get("status")
+    metadata: dict[str, Any] = {"status": raw_status, "scorer": scorer}
     for field in ("model", "task", "run_id", "eval_id", "created"):
         if isinstance(spec.get(field), str):
             metadata[field] = spec[field]
+    dataset = spec.get("dataset")
+    dataset_name = dataset.get("name") if isinstance(dataset, dict) else None
+    results = header.get("results")
+    total = results.get("total_samples") if isinstance(results, dict) else None
+    status = _STATUS.get(raw_status) if isinstance(raw_status, str) else None
+    if not finished:
+        status = "unfinished"
+    error = header.get("error")
+    detail = raw_status if isinstance(raw_status, str) else ("no header" if not finished
+                                                             else None)
+    if status == "error" and isinstance(error, dict) and isinstance(error.get("message"), str):
+        detail = f"error: {error['message'][:200]}"
+    has_content = any(c is not None for c in contents)
+    identity = RunIdentity(
+        harness="inspect",
+        model=model,
+        tasks=(TaskIdentity(name=spec.get("task") if isinstance(spec.get("task"), str)
+                            else None, scorer=scorer,
+                            dataset=dataset_name if isinstance(dataset_name, str) else None,
+                            records=len(keys)),),
+        status=status,
+        status_detail=detail,
+        expected=total if isinstance(total, int) and not isinstance(total, bool) else None,
+        errored=sum(errored),
+        content_name="input/target" if has_content else None,
+    )
     return RunResults(
         name=name or model or p.name,
         path=str(p),
@@ -136,7 +169,42 @@ def read_inspect(
         clusters=object_array(clusters) if cluster is not None else None,
         cluster_name=cluster,
         metadata=metadata,
+        identity=identity,
+        errored=np.asarray(errored, dtype=bool),
+        contents=object_array(contents) if has_content else None,
     )
+
+
+#: Inspect's log status -> the run status of :mod:`mcnemar.io.identity`.
+_STATUS = {"success": "complete", "error": "error", "cancelled": "cancelled",
+           "started": "unfinished"}
+#: Characters of the input and target text a content fingerprint keeps: Inspect's sample
+#: summaries keep up to 5,120 characters of text (and drop images), so a prefix of the text
+#: is what a summary and the full sample always share.
+_CONTENT_CHARS = 1000
+
+
+def _text_of(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(_text_of(v) for v in value)
+    if isinstance(value, dict):
+        if isinstance(value.get("text"), str):
+            return str(value["text"])
+        return _text_of(value.get("content"))
+    return str(value)
+
+
+def _content(sample: dict[str, Any]) -> str | None:
+    """The sample's input and target text (a bounded prefix), or None when not recorded."""
+    if "input" not in sample and "target" not in sample:
+        return None
+    text = " ".join(_text_of(sample.get("input")).split())[:_CONTENT_CHARS]
+    target = " ".join(_text_of(sample.get("target")).split())[:_CONTENT_CHARS]
+    return f"input {text!r}, target {target!r}"
 
 
 def _json_entry(p: Path, archive: BoundedArchive, entry: str) -> Any:
@@ -150,7 +218,8 @@ def _json_entry(p: Path, archive: BoundedArchive, entry: str) -> Any:
 
 
 def _read_eval_zip(p: Path, limits: ReadLimits | None
-                   ) -> tuple[dict[str, Any], list[tuple[str, Any]]]:
+                   ) -> tuple[dict[str, Any], list[tuple[str, Any]], bool]:
+    """Header, samples, and whether the log was finished (a header, not only a journal)."""
     with BoundedArchive(p, limits) as archive:
         names = archive.namelist()
         header_entry = next((h for h in _HEADERS if h in names), None)
@@ -189,7 +258,9 @@ def _read_eval_zip(p: Path, limits: ReadLimits | None
                 "started?); per-item results are needed for a paired test",
                 path=str(p),
             )
-    return header, samples
+        finished = header_entry == "header.json" or (header_entry == "start.json"
+                                                     and "results.json" in names)
+    return header, samples, finished
 
 
 def _choose_scorer(p: Path, samples: list[tuple[str, Any]], wanted: str | None) -> str:
@@ -211,7 +282,7 @@ def _choose_scorer(p: Path, samples: list[tuple[str, Any]], wanted: str | None) 
         raise InputFileError("no sample has scores (was the eval scored?)", path=str(p))
     raise InputFileError(
         f"the log has several scorers ({', '.join(map(repr, names))}); choose one with "
-        "score=NAME (--score)",
+        f"{option('score', 'NAME')}",
         path=str(p),
     )
 
@@ -227,8 +298,8 @@ def _sample_score(p: Path, where: str, sample: dict[str, Any], scorer: str,
         if value_key is None or value_key not in value:
             raise InputFileError(
                 f"{where}: scorer {scorer!r} gives named values "
-                f"({', '.join(map(repr, value))}); choose one with value_key=NAME "
-                "(--value-key)",
+                f"({', '.join(map(repr, value))}); choose one with "
+                f"{option('value_key', 'NAME')}",
                 path=str(p),
             )
         value = value[value_key]

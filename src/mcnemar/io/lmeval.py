@@ -2,10 +2,18 @@
 
 Each line is one document of one task under one filter, with the per-document value of every
 metric in ``metrics`` as a top-level field (``"acc": 1.0``). The item key is
-``(task, doc_id, filter)``; the task comes from the file name. A file that holds several
-filters (e.g. ``gsm8k_cot_self_consistency``) is refused unless one filter is chosen, because
-counting each document once per filter would count it twice. The model name is taken from the
-sibling ``results_<date>.json`` of the same run when present.
+``(task, doc_id, filter)``. The task comes from a file name of the form
+``samples_<task>_<date>.jsonl`` (or ``task=``); a renamed file does not record its task, and
+two single-task runs pair on ``(doc_id, filter)`` whatever their files are called (alignment
+checks the task as part of the run's identity, and the ``doc_hash`` of every paired item). A
+file that holds several filters (e.g. ``gsm8k_cot_self_consistency``) is refused unless one
+filter is chosen, because counting each document once per filter would count it twice. The
+model name is taken from the sibling ``results_<date>.json`` of the same run when present.
+
+A directory may hold several tasks (e.g. the subtasks of a group): each task's newest file is
+read (older re-runs are reported as ignored), ``task=`` selects tasks, and alignment pairs the
+items within each task (tasks are strata of independent items; the pooled table is the sum of
+the per-task tables).
 
 File layout and fields: lm-evaluation-harness ``lm_eval/loggers/evaluation_tracker.py`` and
 ``lm_eval/evaluator.py`` (EleutherAI).
@@ -15,12 +23,13 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from mcnemar.errors import InputFileError
+from mcnemar.errors import InputFileError, McNemarError, option
 from mcnemar.io._run import (
     RunResults,
     iter_json_lines,
@@ -29,6 +38,7 @@ from mcnemar.io._run import (
     score_to_float,
     short_repr,
 )
+from mcnemar.io.identity import RunIdentity, TaskIdentity
 
 __all__ = ["read_lmeval"]
 
@@ -43,14 +53,14 @@ def _task_and_date(path: Path) -> tuple[str, str | None]:
     return (stem[len("samples_"):] if stem.startswith("samples_") else stem), None
 
 
-def _sample_files(path: Path) -> tuple[list[Path], list[str]]:
-    """The newest samples file of each task in a directory, and the files left out."""
+def _sample_files(path: Path) -> tuple[dict[str, Path], dict[str, list[str]]]:
+    """The newest samples file of each task in a directory, and the older files per task."""
     files = sorted(path.rglob("samples_*.jsonl"))
     if not files:
         raise InputFileError("directory holds no lm-evaluation-harness samples_*.jsonl files",
                              path=str(path))
     newest: dict[str, Path] = {}
-    ignored: list[str] = []
+    ignored: dict[str, list[str]] = {}
     for f in files:
         task, date = _task_and_date(f)
         current = newest.get(task)
@@ -58,9 +68,9 @@ def _sample_files(path: Path) -> tuple[list[Path], list[str]]:
             newest[task] = f
             continue
         older = f if (date or "") < (_task_and_date(current)[1] or "") else current
-        ignored.append(str(older))
+        ignored.setdefault(task, []).append(str(older))
         newest[task] = current if older is f else f
-    return sorted(newest.values()), ignored
+    return dict(sorted(newest.items())), ignored
 
 
 def _model_name(sample_file: Path) -> str | None:
@@ -95,12 +105,21 @@ def _model_name(sample_file: Path) -> str | None:
     return None
 
 
+def _wanted_tasks(task: str | Sequence[str] | None) -> list[str] | None:
+    if task is None:
+        return None
+    names = [task] if isinstance(task, str) else list(task)
+    if not names or not all(isinstance(t, str) and t for t in names):
+        raise McNemarError(f"task={task!r} is not valid; give a task name or a list of names")
+    return list(dict.fromkeys(names))
+
+
 def read_lmeval(
     path: str | Path,
     *,
-    score: str = "acc",
+    score: str | None = None,
     filter: str | None = None,
-    task: str | None = None,
+    task: str | Sequence[str] | None = None,
     cluster: str | None = None,
     name: str | None = None,
     progress: bool | None = None,
@@ -111,13 +130,20 @@ def read_lmeval(
     ----------
     path : str or Path
         A ``samples_<task>_<date>.jsonl`` file or a directory of them (for a directory, each
-        task's newest file is read; older re-runs are listed in ``metadata["ignored"]``).
-    score : str, default "acc"
-        The metric: a top-level field of each record named in its ``metrics`` list.
+        task's newest file is read; older re-runs are listed in ``identity.ignored``).
+    score : str, optional
+        The metric: a top-level field of each record named in its ``metrics`` list. Default,
+        per task: ``acc`` when the records have it, else the records' only metric; a task
+        with several metrics and no ``acc`` needs a choice.
     filter : str, optional
-        Keep only this filter's records. Required when a file holds several filters.
-    task : str, optional
-        Task name when the file name does not follow ``samples_<task>_<date>.jsonl``.
+        The filter whose records to keep. A task with one filter uses it; a task with several
+        needs a choice. In a directory of several tasks, the chosen filter applies to the
+        tasks that have it and the tasks with a single filter keep theirs (each task's filter
+        is reported).
+    task : str or list of str, optional
+        For a directory: the task(s) to read (default: every task). For a single file whose
+        name does not follow ``samples_<task>_<date>.jsonl``: its task (otherwise it is not
+        recorded, and the file pairs with another single-task run on ``doc_id`` alone).
     cluster : str, optional
         A field of ``doc`` (the dataset row) to use as the cluster of each item.
     name : str, optional
@@ -130,30 +156,82 @@ def read_lmeval(
     >>> p = d / "samples_arc_easy_2026-01-01T00-00-00.000001.jsonl"
     >>> _ = p.write_text(json.dumps({"doc_id": 0, "filter": "none", "metrics": ["acc"],
     ...                              "acc": 1.0}) + "\\n")
-    >>> read_lmeval(p).keys.tolist()
-    [('arc_easy', 0, 'none')]
+    >>> run = read_lmeval(p)
+    >>> run.keys.tolist(), run.identity.task, run.identity.scorer
+    ([('arc_easy', 0, 'none')], 'arc_easy', 'acc')
     """
     p = Path(path)
+    wanted = _wanted_tasks(task)
+    # (label used in the item key, task name as recorded or None, file)
+    chosen: list[tuple[str, str | None, Path]] = []
+    ignored: list[str] = []
     if p.is_dir():
-        files, ignored = _sample_files(p)
+        newest, older = _sample_files(p)
+        if wanted is not None:
+            unknown = [t for t in wanted if t not in newest]
+            if unknown:
+                raise InputFileError(
+                    f"task(s) {', '.join(map(repr, unknown))} not in this directory; its tasks "
+                    f"are {', '.join(map(repr, newest))}",
+                    path=str(p),
+                )
+            selected = wanted
+        else:
+            selected = list(newest)
+        for t in selected:
+            chosen.append((t, t, newest[t]))
+            ignored.extend(older.get(t, []))
     else:
-        files, ignored = [p], []
+        label, date = _task_and_date(p)
+        recorded = label if date is not None else None
+        if wanted is not None:
+            if recorded is not None and recorded not in wanted:
+                raise InputFileError(
+                    f"the file holds task {recorded!r} (from its name), not "
+                    f"{', '.join(map(repr, wanted))}",
+                    path=str(p),
+                )
+            if recorded is None:
+                if len(wanted) > 1:
+                    raise InputFileError(
+                        f"the file's name does not say which task it holds and "
+                        f"{option('task', 'NAME')} names several "
+                        f"({', '.join(map(repr, wanted))}); a single file holds one task",
+                        path=str(p),
+                    )
+                label = recorded = wanted[0]
+        chosen.append((label, recorded, p))
     keys: list[tuple[str, Any, str]] = []
     scores: list[float] = []
     clusters: list[str] = []
-    tasks: list[str] = []
-    for f in files:
-        file_task = task if task is not None else _task_and_date(f)[0]
-        tasks.append(file_task)
-        _read_file(f, file_task, score, filter, cluster, keys, scores, clusters, progress)
-    model = _model_name(files[0])
-    metadata: dict[str, Any] = {"tasks": tasks, "files": [str(f) for f in files]}
+    contents: list[str | None] = []
+    tasks: list[TaskIdentity] = []
+    for label, recorded, f in chosen:
+        start = len(keys)
+        metric, flt = _read_file(f, label, score, filter, cluster, keys, scores, clusters,
+                                 contents, progress, strict_filter=len(chosen) == 1)
+        tasks.append(TaskIdentity(name=recorded, scorer=metric, filter=flt,
+                                  records=len(keys) - start))
+    if filter is not None and all(t.filter != filter for t in tasks):
+        raise InputFileError(
+            f"no task has filter {filter!r}; the filters used are "
+            f"{', '.join(dict.fromkeys(repr(t.filter) for t in tasks))}",
+            path=str(p),
+        )
+    model = _model_name(chosen[0][2])
+    metadata: dict[str, Any] = {"tasks": [c[0] for c in chosen],
+                                "files": [str(c[2]) for c in chosen]}
     if model is not None:
         metadata["model"] = model
     if filter is not None:
         metadata["filter"] = filter
     if ignored:
         metadata["ignored"] = ignored
+    has_content = any(c is not None for c in contents)
+    identity = RunIdentity(
+        harness="lm-eval", model=model, tasks=tuple(tasks), ignored=tuple(ignored),
+        task_part=0, filter_part=2, content_name="doc_hash" if has_content else None,
+    )
     return RunResults(
         name=name or model or p.name,
         path=str(p),
@@ -162,20 +240,37 @@ def read_lmeval(
         scores=np.asarray(scores, dtype=np.float64),
         records=len(keys),
         key_names=("task", "doc_id", "filter"),
-        score_name=score,
+        score_name=",".join(dict.fromkeys(t.scorer or "acc" for t in tasks)),
         clusters=object_array(clusters) if cluster is not None else None,
         cluster_name=cluster,
         metadata=metadata,
+        identity=identity,
+        contents=object_array(contents) if has_content else None,
+    )
+
+
+def _default_metric(record: dict[str, Any], f: Path, line: int) -> str:
+    metrics = record.get("metrics")
+    listed = [m for m in metrics if isinstance(m, str)] if isinstance(metrics, list) else []
+    if "acc" in listed or (not listed and "acc" in record):
+        return "acc"
+    if len(listed) == 1:
+        return listed[0]
+    raise InputFileError(
+        f"the records have several metrics ({', '.join(listed) or 'none listed'}) and none is "
+        f"acc; choose one with {option('score', 'NAME')}",
+        path=str(f), line=line,
     )
 
 
 def _read_file(
-    f: Path, task: str, score: str, wanted_filter: str | None, cluster: str | None,
+    f: Path, task: str, score: str | None, wanted_filter: str | None, cluster: str | None,
     keys: list[tuple[str, Any, str]], scores: list[float], clusters: list[str],
-    progress: bool | None,
-) -> None:
+    contents: list[str | None], progress: bool | None, *, strict_filter: bool,
+) -> tuple[str, str]:
+    """Append one task's records; return the metric and filter used."""
+    records: list[tuple[int, Any, str, dict[str, Any]]] = []
     filters: dict[str, int] = {}
-    start = len(keys)
     for number, obj in iter_json_lines(f, progress=progress):
         record = require_object(obj, f, number, "one lm-eval sample per line")
         doc_id = record.get("doc_id")
@@ -190,27 +285,6 @@ def _read_file(
             raise InputFileError(f"'filter' must be text, found {short_repr(flt)}",
                                  path=str(f), line=number)
         filters[flt] = filters.get(flt, 0) + 1
-        if wanted_filter is not None and flt != wanted_filter:
-            continue
-        if score not in record:
-            metrics = record.get("metrics")
-            listed = (", ".join(map(str, metrics)) if isinstance(metrics, list)
-                      else "none listed")
-            raise InputFileError(
-                f"metric {score!r} not in this record (its metrics: {listed}); choose one with "
-                "score=NAME (--score)",
-                path=str(f), line=number,
-            )
-        try:
-            value = score_to_float(record[score])
-        except ValueError:
-            raise InputFileError(
-                f"metric {score!r} is {short_repr(record[score])}, not a per-item number; "
-                "choose a per-item metric with score=NAME (--score)",
-                path=str(f), line=number,
-            ) from None
-        keys.append((task, doc_id, flt))
-        scores.append(np.nan if value is None else value)
         if cluster is not None:
             doc = record.get("doc")
             if not isinstance(doc, dict) or cluster not in doc:
@@ -218,19 +292,57 @@ def _read_file(
                     f"cluster field {cluster!r} not found in the record's 'doc'",
                     path=str(f), line=number,
                 )
-            clusters.append(str(doc[cluster]))
+            record["__mcn_cluster"] = str(doc[cluster])
+        for heavy in ("doc", "arguments", "resps", "filtered_resps"):
+            record.pop(heavy, None)  # only ids, metrics and hashes are needed from here on
+        records.append((number, doc_id, flt, record))
     if not filters:
         raise InputFileError("no records: the samples file is empty", path=str(f))
-    if wanted_filter is None and len(filters) > 1:
+    if wanted_filter is not None and wanted_filter in filters:
+        use = wanted_filter
+    elif len(filters) == 1 and (wanted_filter is None or not strict_filter):
+        use = next(iter(filters))
+    elif wanted_filter is None:
         shown = ", ".join(f"{k!r} ({v} records)" for k, v in filters.items())
         raise InputFileError(
             f"the file holds several filters: {shown}; each document appears once per filter, "
-            "so choose one with filter=NAME (--filter)",
+            f"so choose one with {option('filter', 'NAME')}",
             path=str(f),
         )
-    if len(keys) == start:
+    else:
         raise InputFileError(
             f"no record has filter {wanted_filter!r}; the filters are "
             f"{', '.join(map(repr, filters))}",
             path=str(f),
         )
+    metric = score
+    for number, doc_id, flt, record in records:
+        if flt != use:
+            continue
+        if metric is None:
+            metric = _default_metric(record, f, number)
+        if metric not in record:
+            metrics = record.get("metrics")
+            listed = (", ".join(map(str, metrics)) if isinstance(metrics, list)
+                      else "none listed")
+            raise InputFileError(
+                f"metric {metric!r} not in this record (its metrics: {listed}); choose one "
+                f"with {option('score', 'NAME')}",
+                path=str(f), line=number,
+            )
+        try:
+            value = score_to_float(record[metric])
+        except ValueError:
+            raise InputFileError(
+                f"metric {metric!r} is {short_repr(record[metric])}, not a per-item number; "
+                f"choose a per-item metric with {option('score', 'NAME')}",
+                path=str(f), line=number,
+            ) from None
+        keys.append((task, doc_id, flt))
+        scores.append(np.nan if value is None else value)
+        if cluster is not None:
+            clusters.append(record["__mcn_cluster"])
+        digest = record.get("doc_hash")
+        contents.append(digest if isinstance(digest, str) and digest else None)
+    assert metric is not None  # at least one record has the chosen filter
+    return metric, use

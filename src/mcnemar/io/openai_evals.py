@@ -24,6 +24,7 @@ from mcnemar.io._run import (
     score_to_float,
     short_repr,
 )
+from mcnemar.io.identity import RunIdentity, TaskIdentity
 
 __all__ = ["read_openai_evals"]
 
@@ -62,6 +63,7 @@ def read_openai_evals(
     keys: list[str] = []
     scores: list[float] = []
     types: dict[str, int] = {}
+    errored_ids: set[str] = set()
     for number, obj in iter_json_lines(p, progress=progress):
         record = require_object(obj, p, number, "one event per line")
         if "spec" in record and isinstance(record["spec"], dict):
@@ -78,6 +80,8 @@ def read_openai_evals(
                 path=str(p), line=number,
             )
         types[kind] = types.get(kind, 0) + 1
+        if kind == "error" and isinstance(record.get("sample_id"), str | int):
+            errored_ids.add(str(record["sample_id"]))
         if kind != "match":
             continue
         sid = record.get("sample_id")
@@ -123,6 +127,17 @@ def read_openai_evals(
     if isinstance(report, dict):
         metadata["final_report"] = {k: v for k, v in report.items()
                                     if isinstance(v, int | float | str | bool)}
+    eval_name = spec.get("eval_name")
+    errored = np.fromiter((k in errored_ids for k in keys), dtype=bool, count=len(keys))
+    identity = RunIdentity(
+        harness="openai-evals", model=model,
+        tasks=(TaskIdentity(name=eval_name if isinstance(eval_name, str) else None,
+                            scorer=f"data.{score}", records=len(keys)),),
+        # The recorder writes the final report last: without it the run did not finish.
+        status="complete" if report is not None else "unfinished",
+        status_detail=None if report is not None else "no final_report line",
+        errored=len(errored_ids),
+    )
     return RunResults(
         name=name or model or p.name,
         path=str(p),
@@ -135,4 +150,6 @@ def read_openai_evals(
         epochs=epochs,
         sample_name="match event" if epochs is not None else None,
         metadata=metadata,
+        identity=identity,
+        errored=errored if errored.any() else None,
     )
