@@ -632,3 +632,139 @@ def describe_margin(margin: float) -> str:
     value = 100.0 * margin
     text = f"{value:.4g}"
     return f"{text} point" if math.isclose(value, 1.0) else f"{text} points"
+
+
+# ---------------------------------------------------------------------------------------------
+# words for the report (mcnemar.report renders these when a margin is given)
+
+
+def _limit_decimals(values: list[float], margin: float) -> int:
+    """Decimals (in points) that keep every shown limit on its true side of +-margin."""
+    for decimals in range(2, 9):
+        scale = 10.0**decimals
+        if all(
+            round(100 * v * scale) != round(100 * s * margin * scale)
+            or 100 * v == 100 * s * margin
+            for v in values
+            for s in (-1.0, 1.0)
+        ):
+            return decimals
+    return 8
+
+
+def _interval_text(low: float, high: float, margin: float) -> str:
+    decimals = _limit_decimals([low, high], margin)
+    return f"[{100 * low:+.{decimals}f}, {100 * high:+.{decimals}f}] points"
+
+
+def margin_sentences(
+    ni: NonInferiorityResult, eq: EquivalenceResult | None, names: tuple[str, str]
+) -> str:
+    """The verdicts in words, for the conclusion of a report (one table).
+
+    Examples
+    --------
+    >>> r = noninferiority([[1800, 52], [47, 101]], 0.01)
+    >>> print(margin_sentences(r, None, ("distilled", "original")))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    distilled is non-inferior to original by the 1-point margin: the 90% Tango interval for
+    distilled - original, [-0.58, +1.08] points, lies above -1 point (one-sided score test
+    p = 0.006972 < 0.05), so distilled is not worse by 1 point or more.
+    """
+    na, nb = names
+    margin = describe_margin(ni.margin)
+    ci = ni.confidence_interval()
+    low, high = float(ci.low), float(ci.high)
+    level = f"{ni.confidence_level:.0%}"
+    interval = f"the {level} Tango interval for {na} - {nb}, {_interval_text(low, high, ni.margin)}"
+    test = "one-sided score test" if ni.method == "score" else "one-sided exact unconditional test"
+    p = _ptext(float(ni.pvalue))
+    if ni.method == "score" and math.isfinite(low):
+        where = "lies above" if low > -ni.margin else "reaches down to or below"
+        evidence = f"{interval}, {where} -{margin} ({test} p = {p} {{cmp}} {ni.alpha:g})"
+    else:
+        evidence = f"the {test} gives p = {p} {{cmp}} {ni.alpha:g} ({interval})"
+    if ni.noninferior:
+        text = (
+            f"{na} is non-inferior to {nb} by the {_pct(ni.margin)}-point margin: "
+            + evidence.format(cmp="<")
+            + f", so {na} is not worse by {margin} or more."
+        )
+    else:
+        text = (
+            f"Non-inferiority not shown for the {_pct(ni.margin)}-point margin: "
+            + evidence.format(cmp="≥")
+            + f", so the data cannot rule out that {na} is worse than {nb} by {margin} or more."
+        )
+    if eq is not None:
+        both = f"larger one-sided p = {_ptext(float(eq.pvalue))}"
+        inside = low > -eq.margin and high < eq.margin
+        band = f"(-{_pct(eq.margin)}, +{_pct(eq.margin)}) points"
+        if eq.equivalent:
+            text += (
+                f" Equivalent within {margin}: both one-sided tests reject ({both} < "
+                f"{eq.alpha:g})"
+                + (f" and the interval lies inside {band}." if eq.method == "score" else ".")
+            )
+        else:
+            where = "is not inside" if not inside else "lies inside"
+            text += (
+                f" Equivalence within {margin} not shown: {both} ≥ {eq.alpha:g}"
+                + (f" and the interval {where} {band}." if eq.method == "score" else ".")
+            )
+    return text
+
+
+def margin_dict(
+    ni: NonInferiorityResult, eq: EquivalenceResult | None, names: tuple[str, str]
+) -> dict[str, Any]:
+    """The report's JSON blocks ``noninferiority`` and (when tested) ``equivalence``."""
+    out: dict[str, Any] = {"noninferiority": {**ni.to_dict(), "text": _ni_line(ni, names)}}
+    if eq is not None:
+        out["equivalence"] = {**eq.to_dict(), "text": _eq_line(eq, names)}
+    return out
+
+
+def _ni_line(ni: NonInferiorityResult, names: tuple[str, str]) -> str:
+    na, nb = names
+    verdict = (
+        f"{na} is non-inferior to {nb} by the {_pct(ni.margin)}-point margin"
+        if ni.noninferior
+        else f"non-inferiority not shown for the {_pct(ni.margin)}-point margin"
+    )
+    return (
+        f"H0: {na} is worse than {nb} by {describe_margin(ni.margin)} or more; {ni.name}: "
+        f"Z = {float(ni.statistic):.4f}, one-sided p = {_ptext(float(ni.pvalue))}: {verdict} "
+        f"at alpha = {ni.alpha:g}."
+    )
+
+
+def _eq_line(eq: EquivalenceResult, names: tuple[str, str]) -> str:
+    na, nb = names
+    verdict = (
+        f"equivalent within {describe_margin(eq.margin)}"
+        if eq.equivalent
+        else f"equivalence within {describe_margin(eq.margin)} not shown"
+    )
+    return (
+        f"H0: {na} and {nb} differ by {describe_margin(eq.margin)} or more; two one-sided "
+        f"{eq.name}s: p = {_ptext(float(eq.pvalue_lower))} ({na} not worse), "
+        f"{_ptext(float(eq.pvalue_upper))} ({na} not better); larger p = "
+        f"{_ptext(float(eq.pvalue))}: {verdict} at alpha = {eq.alpha:g}."
+    )
+
+
+def margin_lines(
+    ni: NonInferiorityResult, eq: EquivalenceResult | None, names: tuple[str, str]
+) -> list[str]:
+    """Plain-text lines of the report section (also used, as bullets, in markdown)."""
+    ci = ni.confidence_interval()
+    lines = [
+        _ni_line(ni, names),
+        f"{ni.confidence_level:.0%} Tango interval for {names[0]} - {names[1]}: "
+        f"{_interval_text(float(ci.low), float(ci.high), ni.margin)} (margin: "
+        f"-{describe_margin(ni.margin)}).",
+    ]
+    if eq is not None:
+        lines.append(_eq_line(eq, names))
+    return lines

@@ -18,7 +18,7 @@ import click
 
 from mcnemar.errors import McNemarError
 
-__all__ = ["FORMAT_OPTION", "ExitCode", "echo_json", "handle_errors"]
+__all__ = ["FORMAT_OPTION", "MARGIN_OPTIONS", "ExitCode", "echo_json", "handle_errors"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -35,6 +35,9 @@ class ExitCode(enum.IntEnum):
     WORSE = 3
     #: ``--fail-on different``: the two systems differ significantly (either direction).
     DIFFERENT = 4
+    #: ``--fail-on inferior`` (with ``--margin``): non-inferiority of the candidate (A) is not
+    #: shown, i.e. it may be worse than the baseline (B) by the margin or more.
+    INFERIOR = 5
 
 
 FORMAT_OPTION = click.option(
@@ -45,6 +48,25 @@ FORMAT_OPTION = click.option(
     show_default=True,
     help="Output format: a readable report, markdown (e.g. for a pull-request comment) or JSON.",
 )
+
+
+def MARGIN_OPTIONS(func: F) -> F:
+    """``--margin``, ``--equivalence`` and ``--margin-method`` (tests against a margin)."""
+    func = click.option(
+        "--margin-method", type=click.Choice(["score", "unconditional"]), default="score",
+        show_default=True,
+        help="With --margin: Tango's score test, or its exact unconditional version (N <= 5000).",
+    )(func)
+    func = click.option(
+        "--equivalence", is_flag=True, default=False,
+        help="With --margin: also test equivalence (|difference| < margin, two one-sided tests).",
+    )(func)
+    return click.option(
+        "--margin", type=float, default=None, metavar="PROPORTION",
+        help="Non-inferiority margin as a proportion (0.01 = 1 accuracy point): test that A is "
+             "not worse than B by this much (one-sided at --alpha; the report shows the "
+             "1 - 2 alpha Tango interval).",
+    )(func)
 
 
 def handle_errors(func: F) -> F:

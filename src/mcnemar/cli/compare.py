@@ -4,7 +4,8 @@ The command only translates: files -> :func:`mcnemar.io.read_run` -> :func:`mcne
 -> :func:`mcnemar.report.analyze` -> text, markdown or JSON. Exit codes are
 :class:`~mcnemar.cli._common.ExitCode`: 0 OK, 2 bad input (including runs that cannot be
 paired), 3 with ``--fail-on worse`` when the candidate is significantly worse, 4 with
-``--fail-on different`` when the two differ significantly.
+``--fail-on different`` when the two differ significantly, 5 with ``--fail-on inferior`` when
+non-inferiority by ``--margin`` is not shown.
 """
 
 from __future__ import annotations
@@ -14,7 +15,13 @@ from typing import Any
 
 import click
 
-from mcnemar.cli._common import FORMAT_OPTION, ExitCode, echo_json, handle_errors
+from mcnemar.cli._common import (
+    FORMAT_OPTION,
+    MARGIN_OPTIONS,
+    ExitCode,
+    echo_json,
+    handle_errors,
+)
 from mcnemar.errors import McNemarError
 
 __all__ = ["compare"]
@@ -41,12 +48,15 @@ Examples:
   mcnemar compare results.csv --run-column model --runs new,old --format markdown
   mcnemar compare --truth labels.csv pred_new.csv pred_old.csv
   mcnemar compare new.parquet old.parquet --id item --score passed --fail-on worse
+  mcnemar compare distilled.jsonl original.jsonl --margin 0.01 --fail-on inferior
 
 \b
 Exit codes: 0 done; 2 bad input or runs that cannot be paired (one line on
 stderr); 3 with --fail-on worse when the candidate (A) is significantly worse
 than the baseline (B) at --alpha; 4 with --fail-on different when they differ
-significantly in either direction; 1 internal error.""",
+significantly in either direction; 5 with --fail-on inferior when non-inferiority
+by --margin is not shown (A may be worse than B by the margin or more); 1
+internal error.""",
 )
 @click.argument("runs", nargs=-1, metavar="RUN_A RUN_B")
 @click.option("--truth", type=click.Path(dir_okay=False),
@@ -92,9 +102,11 @@ significantly in either direction; 1 internal error.""",
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Significance level of the conclusion and of --fail-on.")
 @click.option("--confidence-level", type=float, default=0.95, show_default=True)
-@click.option("--fail-on", type=click.Choice(["worse", "different"]),
-              help="Exit 3 if A is significantly worse than B (worse), or 4 if they differ "
-                   "significantly (different), after printing the report.")
+@click.option("--fail-on", type=click.Choice(["worse", "different", "inferior"]),
+              help="Exit 3 if A is significantly worse than B (worse), 4 if they differ "
+                   "significantly (different), or 5 if non-inferiority by --margin is not "
+                   "shown (inferior), after printing the report.")
+@MARGIN_OPTIONS
 @FORMAT_OPTION
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr for inputs taking over a second (default: when "
@@ -124,6 +136,9 @@ def compare(
     alpha: float,
     confidence_level: float,
     fail_on: str | None,
+    margin: float | None,
+    equivalence: bool,
+    margin_method: str,
     fmt: str,
     progress: bool | None,
 ) -> None:
@@ -136,6 +151,8 @@ def compare(
     errors unless a policy (--on-missing, --threshold, --reduce) is chosen; the report says
     what each policy did.
     """
+    if fail_on == "inferior" and margin is None:
+        raise McNemarError("--fail-on inferior needs --margin (e.g. --margin 0.01 for 1 point)")
     from mcnemar.io import align, read_long, read_run
     from mcnemar.io._progress import activity
 
@@ -204,7 +221,8 @@ def compare(
                                             alignment.clusters, method=cluster_method)
     report = analyze(alignment.table, names=display, alternative=alternative,
                      confidence_level=confidence_level, alpha=alpha, alignment=alignment,
-                     clustered=clustered)
+                     clustered=clustered, margin=margin, equivalence=equivalence,
+                     margin_method=margin_method)
     if fmt == "json":
         echo_json(report.to_dict())
     elif fmt == "markdown":
@@ -220,3 +238,9 @@ def compare(
         click.echo(f"mcnemar: {display[0]} and {display[1]} differ significantly at "
                    f"alpha={alpha:g} (--fail-on different)", err=True)
         sys.exit(ExitCode.DIFFERENT)
+    ni = report.noninferiority
+    if fail_on == "inferior" and ni is not None and not ni.noninferior:
+        click.echo(f"mcnemar: non-inferiority of {display[0]} to {display[1]} by {ni.margin:g} "
+                   f"(a proportion) is not shown at alpha={alpha:g} (--fail-on inferior)",
+                   err=True)
+        sys.exit(ExitCode.INFERIOR)

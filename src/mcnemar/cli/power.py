@@ -41,6 +41,7 @@ def _emit(result: Any, fmt: str) -> None:
         "  mcnemar power --p10 0.06 --p01 0.04                 # items for 80% power\n"
         "  mcnemar power --n 2000 --difference 0.02 --discordance 0.1\n"
         "  mcnemar power --mde --n 500 --discordance 0.12      # what could 500 items detect?\n"
+        "  mcnemar power --difference 0 --discordance 0.1 --margin 0.01  # within 1 point?\n"
         "\nExit status: 0 on success, 2 for bad input (one line on stderr)."
     ),
 )
@@ -68,6 +69,10 @@ def _emit(result: Any, fmt: str) -> None:
               default="exact", show_default=True,
               help="Test whose power is computed (exactly); connor = Connor's (1987) normal "
                    "approximation.")
+@click.option("--margin", type=float, default=None, metavar="PROPORTION",
+              help="Plan a non-inferiority test instead: Tango's test that A is not worse than "
+                   "B by this margin (0.01 = 1 point), one-sided at --alpha; --method exact "
+                   "(exact enumeration) or connor (normal approximation).")
 @click.option("--mde", is_flag=True, default=False,
               help="Minimum detectable difference for --n and --discordance.")
 @FORMAT_OPTION
@@ -82,6 +87,7 @@ def power(
     target: float | None,
     alternative: str,
     method: str,
+    margin: float | None,
     mde: bool,
     fmt: str,
 ) -> None:
@@ -91,6 +97,9 @@ def power(
     n_arg: Any = None
     if n:
         n_arg = n[0] if len(n) == 1 else list(n)
+    if mde and margin is not None:
+        raise McNemarError("--mde is not available with --margin; use --n for the power or leave "
+                           "out --n for the sample size")
     if mde:
         if not n:
             raise McNemarError("--mde needs --n (the number of items) and --discordance")
@@ -116,12 +125,12 @@ def power(
             )
         result = planning.power(
             n_arg, p10, p01, difference=difference, discordance=discordance, alpha=alpha,
-            alternative=alternative, method=method,
+            alternative=alternative, method=method, margin=margin,
         )
     else:
         result = planning.sample_size(
             p10, p01, difference=difference, discordance=discordance,
             power=0.8 if target is None else target, alpha=alpha, alternative=alternative,
-            method=method,
+            method=method, margin=margin,
         )
     _emit(result, fmt)

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import click
 
-from mcnemar.cli._common import FORMAT_OPTION, echo_json, handle_errors
+from mcnemar.cli._common import (
+    FORMAT_OPTION,
+    MARGIN_OPTIONS,
+    ExitCode,
+    echo_json,
+    handle_errors,
+)
 from mcnemar.errors import McNemarError
 
 __all__ = ["test"]
@@ -32,6 +39,20 @@ def _parse_count(option: str, text: str | None) -> int | float | None:
         ) from None
 
 
+def _check_levels(*, alpha: float, confidence_level: float) -> None:
+    """Refuse levels outside (0, 1) naming the option, with a valid example (and the
+    proportion meant when a percentage was typed)."""
+    for option, value, example in (
+        ("--alpha", alpha, "0.05"),
+        ("--confidence-level", confidence_level, "0.95 for 95%"),
+    ):
+        if not 0.0 < value < 1.0:
+            hint = f"; for {value:g}% give {value / 100:g}" if 2.0 <= value < 100.0 else ""
+            raise McNemarError(
+                f"{option} must be strictly between 0 and 1 (e.g. {example}), got {value:g}{hint}"
+            )
+
+
 def _pick(values: dict[str, str | None], cell: str) -> tuple[str, str] | None:
     given = [(opt, v) for opt, v in values.items() if v is not None]
     if len(given) > 1:
@@ -44,7 +65,9 @@ def _pick(values: dict[str, str | None], cell: str) -> tuple[str, str] | None:
     "test",
     epilog=(
         "Cells: a = both right, b = A right & B wrong, c = A wrong & B right, d = both wrong. "
-        "Error framing: --only-a-wrong is c and --only-b-wrong is b. Exit code 2 on bad input."
+        "Error framing: --only-a-wrong is c and --only-b-wrong is b. Exit codes: 0 done; 2 bad "
+        "input; 5 with --fail-on inferior when non-inferiority by --margin is not shown (A may "
+        "be worse than B by the margin or more); 1 internal error."
     ),
 )
 @_count_option("--a", "a", help="Both right (same as --both-right).")
@@ -84,6 +107,11 @@ def _pick(values: dict[str, str | None], cell: str) -> tuple[str, str] | None:
     show_default=True,
     help="Significance level of the conclusion.",
 )
+@MARGIN_OPTIONS
+@click.option(
+    "--fail-on", type=click.Choice(["inferior"]), default=None,
+    help="inferior: exit 5 after printing the report if non-inferiority by --margin is not shown.",
+)
 @FORMAT_OPTION
 @handle_errors
 def test(
@@ -102,6 +130,10 @@ def test(
     alternative: str,
     confidence_level: float,
     alpha: float,
+    margin: float | None,
+    equivalence: bool,
+    margin_method: str,
+    fail_on: str | None,
     fmt: str,
 ) -> None:
     """Run every McNemar test on a paired table and print the full report.
@@ -111,6 +143,7 @@ def test(
       mcnemar test --a 157 --b 17 --c 3 --d 23
       mcnemar test --b 17 --c 3 --format json
       mcnemar test --only-a-wrong 12 --only-b-wrong 3 --name-a A --name-b B
+      mcnemar test --a 1800 --b 52 --c 47 --d 101 --margin 0.01 --fail-on inferior
     """
     from mcnemar.report import analyze
     from mcnemar.table import PairedTable
@@ -136,12 +169,18 @@ def test(
             if entry is not None and message.startswith(f"{cell} "):
                 message = f"{entry[0]}{message[len(cell) :]}"
         raise McNemarError(message) from None
+    _check_levels(alpha=alpha, confidence_level=confidence_level)
+    if fail_on == "inferior" and margin is None:
+        raise McNemarError("--fail-on inferior needs --margin (e.g. --margin 0.01 for 1 point)")
     report = analyze(
         table,
         names=(name_a, name_b),
         alternative=alternative,
         confidence_level=confidence_level,
         alpha=alpha,
+        margin=margin,
+        equivalence=equivalence,
+        margin_method=margin_method,
     )
     if fmt == "json":
         echo_json(report.to_dict())
@@ -149,3 +188,11 @@ def test(
         click.echo(report.to_markdown(), nl=False)
     else:
         click.echo(str(report))
+    ni = report.noninferiority
+    if fail_on == "inferior" and ni is not None and not ni.noninferior:
+        click.echo(
+            f"mcnemar: non-inferiority of {name_a} to {name_b} by {ni.margin:g} (a proportion) "
+            f"is not shown at alpha={alpha:g} (--fail-on inferior)",
+            err=True,
+        )
+        sys.exit(ExitCode.INFERIOR)
