@@ -76,8 +76,18 @@ def test_error_framing_options() -> None:
         (["--b", "3", "--only-b-wrong", "3", "--c", "1"], "cell b was given twice"),
         (
             ["--b", "3", "--c", "1", "--confidence-level", "2"],
-            "confidence_level must be strictly between 0 and 1",
+            "--confidence-level must be strictly between 0 and 1 (e.g. 0.95 for 95%), got 2",
         ),
+        (
+            ["--b", "3", "--c", "1", "--confidence-level", "95"],
+            "got 95; for 95% give 0.95",
+        ),
+        (
+            ["--b", "3", "--c", "1", "--alpha", "1.5"],
+            "--alpha must be strictly between 0 and 1 (e.g. 0.05), got 1.5",
+        ),
+        (["--b", "3", "--c", "1", "--alpha", "5"], "got 5; for 5% give 0.05"),
+        (["--b", "3", "--c", "1", "--alpha", "nan"], "--alpha must be strictly between 0 and 1"),
         (["--b", "3", "--c", "1", "--alternative", "up"], "'up' is not one of"),
         (["--bogus"], "No such option"),
     ],
@@ -90,3 +100,43 @@ def test_bad_input_one_line_exit_2(args: list[str], fragment: str) -> None:
     assert lines[0].startswith("mcnemar: error: ")
     assert fragment in lines[0]
     assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+def test_one_sided_alternative_against_the_data() -> None:
+    # A leads by 7 points; "less" asks whether B is better: the data point the other way, and
+    # the detectable difference and the unpaired test are the one-sided ones.
+    base = ["test", "--a", "157", "--b", "17", "--c", "3", "--d", "23", "--alternative", "less"]
+    out = run(*base)
+    assert out.returncode == 0, out.stderr
+    text = " ".join(out.stdout.split())
+    assert "The data point the other way: A was ahead on this test set by 7.0 points" in text
+    assert "within what chance produces" not in text
+    data = json.loads(run(*base, "--format", "json").stdout)
+    assert data["conclusion"]["opposite_direction"] is True
+    assert data["conclusion"]["direction"] == "a" and data["conclusion"]["better"] is None
+    assert data["unpaired"]["alternative"] == "less"
+    assert data["power"]["detectable_difference_text"] == "5.77"
+    power = run("power", "--mde", "--n", "200", "--discordance", "0.1", "--alternative", "less")
+    assert "difference of 5.77 points" in power.stdout
+
+
+def test_names_cannot_inject_markdown_or_terminal_control() -> None:
+    out = run(
+        "test",
+        "--b",
+        "17",
+        "--c",
+        "3",
+        "--name-a",
+        "x\n# owned",
+        "--name-b",
+        "<img src=x onerror=alert(1)>|\x1b[2J",
+        "--format",
+        "markdown",
+    )
+    assert out.returncode == 0, out.stderr
+    assert "\n# owned" not in out.stdout and "<img" not in out.stdout
+    assert "\x1b" not in out.stdout and "&lt;img src=x onerror=alert(1)>\\|" in out.stdout
+    text = run("test", "--b", "17", "--c", "3", "--name-a", "a\rb", "--name-b", "\x1b[31mred")
+    assert "\r" not in text.stdout and "\x1b" not in text.stdout
+    assert "McNemar analysis: a b (A) vs [31mred (B)" in text.stdout
