@@ -382,9 +382,11 @@ def sample_size(
 
     Examples
     --------
-    >>> r = sample_size(difference=0.0, discordance=0.1, margin=0.01)
+    A candidate 5 points better, 30% of items disputed, a 5-point margin:
+
+    >>> r = sample_size(difference=0.05, discordance=0.3, margin=0.05, power=0.9)
     >>> r.n, round(r.n_approx, 1)
-    (6203, 6214.9)
+    (256, 260.1)
     """
     method, alpha = _check(method, alternative, alpha)
     margin = _check_margin(margin)
