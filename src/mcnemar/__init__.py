@@ -24,6 +24,7 @@ module                contents
 ``intervals``         intervals for the difference, ratio and odds ratio
 ``report``            :func:`analyze` and the :class:`Report` (text, markdown, JSON)
 ``planning``          :func:`power`, :func:`sample_size`, :func:`minimum_detectable_effect`
+``noninferiority``    :func:`noninferiority`, :func:`equivalence` against a margin
 ``clustering``        :func:`clustered` tests for items in clusters
 ``multiple``          :func:`pairwise` comparisons of many systems, Cochran's Q
 ``io``                readers for result files and eval-harness logs, alignment
@@ -57,6 +58,12 @@ if TYPE_CHECKING:
         ratio_interval,
     )
     from mcnemar.multiple import cochran_q, pairwise
+    from mcnemar.noninferiority import (
+        EquivalenceResult,
+        NonInferiorityResult,
+        equivalence,
+        noninferiority,
+    )
     from mcnemar.planning import minimum_detectable_effect, power, sample_size
     from mcnemar.report import Report, analyze
 
@@ -65,10 +72,12 @@ __version__ = "0.1.0"
 __all__ = [
     "AlignmentError",
     "ConfidenceInterval",
+    "EquivalenceResult",
     "InputFileError",
     "McNemarError",
     "McNemarResult",
     "McNemarWarning",
+    "NonInferiorityResult",
     "PairedTable",
     "Report",
     "TableError",
@@ -76,8 +85,10 @@ __all__ = [
     "clustered",
     "cochran_q",
     "difference_interval",
+    "equivalence",
     "mcnemar",
     "minimum_detectable_effect",
+    "noninferiority",
     "odds_ratio_interval",
     "pairwise",
     "power",
@@ -100,6 +111,10 @@ _LAZY = {
     "clustered": "mcnemar.clustering",
     "pairwise": "mcnemar.multiple",
     "cochran_q": "mcnemar.multiple",
+    "noninferiority": "mcnemar.noninferiority",
+    "equivalence": "mcnemar.noninferiority",
+    "NonInferiorityResult": "mcnemar.noninferiority",
+    "EquivalenceResult": "mcnemar.noninferiority",
 }
 
 
