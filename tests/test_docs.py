@@ -191,6 +191,7 @@ def run_pycon(block: Block, namespace: dict[str, Any]) -> None:
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
     report: list[str] = []
     runner.run(test, out=report.append, clear_globs=False)
+    namespace.update(test.globs)  # DocTest ran on a copy of the namespace
     if runner.failures:
         pytest.fail(f"{block.where}: doctest failed:\n" + "".join(report), pytrace=False)
 
