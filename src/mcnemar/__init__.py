@@ -24,7 +24,7 @@ module                contents
 ``intervals``         intervals for the difference, ratio and odds ratio
 ``report``            :func:`analyze` and the :class:`Report` (text, markdown, JSON)
 ``planning``          :func:`power`, :func:`sample_size`, :func:`minimum_detectable_effect`
-``noninferiority``    :func:`noninferiority`, :func:`equivalence` against a margin
+``margin``            :func:`noninferiority`, :func:`equivalence` against a margin
 ``clustering``        :func:`clustered` tests for items in clusters
 ``multiple``          :func:`pairwise` comparisons of many systems, Cochran's Q
 ``io``                readers for result files and eval-harness logs, alignment
@@ -57,13 +57,13 @@ if TYPE_CHECKING:
         odds_ratio_interval,
         ratio_interval,
     )
-    from mcnemar.multiple import cochran_q, pairwise
-    from mcnemar.noninferiority import (
+    from mcnemar.margin import (
         EquivalenceResult,
         NonInferiorityResult,
         equivalence,
         noninferiority,
     )
+    from mcnemar.multiple import cochran_q, pairwise
     from mcnemar.planning import minimum_detectable_effect, power, sample_size
     from mcnemar.report import Report, analyze
 
@@ -111,10 +111,10 @@ _LAZY = {
     "clustered": "mcnemar.clustering",
     "pairwise": "mcnemar.multiple",
     "cochran_q": "mcnemar.multiple",
-    "noninferiority": "mcnemar.noninferiority",
-    "equivalence": "mcnemar.noninferiority",
-    "NonInferiorityResult": "mcnemar.noninferiority",
-    "EquivalenceResult": "mcnemar.noninferiority",
+    "noninferiority": "mcnemar.margin",
+    "equivalence": "mcnemar.margin",
+    "NonInferiorityResult": "mcnemar.margin",
+    "EquivalenceResult": "mcnemar.margin",
 }
 
 

@@ -1,7 +1,7 @@
 r"""Planning a non-inferiority comparison: power and sample size of Tango's test with a margin.
 
 :func:`mcnemar.planning.power` and :func:`mcnemar.planning.sample_size` delegate here when
-given ``margin=``; the test is :func:`mcnemar.noninferiority.noninferiority` (score method):
+given ``margin=``; the test is :func:`mcnemar.margin.noninferiority` (score method):
 H0 :math:`\delta \le -\Delta` against H1 :math:`\delta > -\Delta`, rejected when Tango's
 :math:`Z(-\Delta) > z_{1-\alpha}`.
 
@@ -52,7 +52,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from mcnemar.errors import McNemarError
-from mcnemar.noninferiority import _binom_sf, _check_margin, _thresholds, describe_margin
+from mcnemar.margin import _binom_sf, _check_margin, _thresholds, describe_margin
 from mcnemar.planning import (
     _check_n,
     _check_open_unit,

@@ -30,6 +30,7 @@ from mcnemar.inference import (
     mcnemar,
     unpaired_ztest,
 )
+from mcnemar.table import _MAX_COUNT as _MAX_ITEMS
 from mcnemar.table import PairedTable
 
 if TYPE_CHECKING:
@@ -166,7 +167,7 @@ class Report:
     conclusion : Conclusion
     warnings : tuple of str
     noninferiority, equivalence : NonInferiorityResult, EquivalenceResult or None
-        The tests against a margin (:mod:`mcnemar.noninferiority`), when one was given.
+        The tests against a margin (:mod:`mcnemar.margin`), when one was given.
     """
 
     table: PairedTable
@@ -321,7 +322,7 @@ class Report:
                 section["interval_widening"] = _plain(cl.interval_widening(self.confidence_level))
             out["clustered"] = section
         if self.noninferiority is not None:
-            from mcnemar.noninferiority import margin_dict
+            from mcnemar.margin import margin_dict
 
             out.update(margin_dict(self.noninferiority, self.equivalence, self.names))
         if self.alignment is not None:
@@ -424,7 +425,10 @@ class Report:
     def __str__(self) -> str:
         na, nb = self.names
         ta, tb = _short(na), _short(nb)
-        title = f"{na} vs {nb}" if (na, nb) == ("A", "B") else f"{ta} (A) vs {tb} (B)"
+        # Names that already say which side they are (the same model on both sides is shown
+        # as "m (A)" and "m (B)") are not labelled twice.
+        labelled = (na, nb) == ("A", "B") or (na.endswith(" (A)") and nb.endswith(" (B)"))
+        title = f"{ta} vs {tb}" if labelled else f"{ta} (A) vs {tb} (B)"
         lines = [f"McNemar analysis: {title}", ""]
         lines.append(_wrap(self.words()))
         acc = self.accuracy
@@ -471,7 +475,7 @@ class Report:
         if self.clustered is not None:
             lines += ["", "Clustered items:", _wrap(self._clustered_text())]
         if self.noninferiority is not None:
-            from mcnemar.noninferiority import describe_margin, margin_lines
+            from mcnemar.margin import describe_margin, margin_lines
 
             head = f"Against a margin of {describe_margin(self.noninferiority.margin)}:"
             lines += ["", head] + [
@@ -526,7 +530,7 @@ class Report:
         if self.clustered is not None:
             out += [_md(self._clustered_text()), ""]
         if self.noninferiority is not None:
-            from mcnemar.noninferiority import describe_margin, margin_lines
+            from mcnemar.margin import describe_margin, margin_lines
 
             lines = margin_lines(self.noninferiority, self.equivalence, self.names)
             out += [f"**Against a margin of {describe_margin(self.noninferiority.margin)}**", ""]
@@ -794,7 +798,7 @@ def analyze(
     margin : float, optional
         A non-inferiority margin (0.01 = 1 accuracy point): the report adds Tango's test that
         A is not worse than B by the margin, at one-sided level ``alpha`` with the matching
-        1 - 2 ``alpha`` interval (:func:`mcnemar.noninferiority.noninferiority`), and its
+        1 - 2 ``alpha`` interval (:func:`mcnemar.margin.noninferiority`), and its
         verdict to the conclusion. Needs a and d.
     equivalence : bool
         With ``margin``: also test equivalence (two one-sided tests, |difference| < margin).
@@ -883,7 +887,12 @@ def analyze(
             ratio_ci[m] = iv.ratio_interval(a, b, c, d, confidence_level=confidence_level, method=m)
         z, p = unpaired_ztest(a, b, c, d, alternative=alternative)
         unpaired_z, unpaired_p = float(z), float(p)
-        if big_d > 0:
+        if big_d > 0 and n > _MAX_ITEMS:
+            warnings.append(
+                f"{n} items are more than the power calculations take ({_MAX_ITEMS}, 2**52): the "
+                "difference this test set could detect is not stated."
+            )
+        elif big_d > 0:
             from mcnemar.planning import minimum_detectable_effect
 
             # The exact power sum costs O(sqrt(D)); beyond a million discordant items Connor's
@@ -946,6 +955,9 @@ def analyze(
             ci_label = "cluster-robust"
     if not math.isfinite(p_value):
         warnings.append("the recommended test is undefined for these data; no conclusion drawn")
+    # What the alignment of two runs let through or found (overrides, runs that did not
+    # complete, errored samples, ignored files) belongs with the report's warnings.
+    warnings.extend(getattr(alignment, "warnings", None) or ())
     conclusion = _conclusion(
         names=names,
         table=t,
@@ -965,7 +977,7 @@ def analyze(
     if margin is not None:
         from dataclasses import replace
 
-        from mcnemar import noninferiority as nim
+        from mcnemar import margin as nim
 
         ni = nim.noninferiority(t, margin, method=margin_method, alpha=alpha)
         if equivalence:
