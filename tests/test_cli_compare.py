@@ -48,7 +48,7 @@ def test_acceptance_three_extra_items_and_a_duplicate(thousand: tuple[Path, Path
     assert result.exit_code == ExitCode.BAD_INPUT
     err = result.stderr
     assert err.count("\n") == 1 and err.startswith("mcnemar: error: cannot pair the runs")
-    assert "1 duplicated item keys (('mmlu', 17, 'none') x2)" in err
+    assert "1 duplicated item key (('mmlu', 17, 'none') x2)" in err
     assert "3 items not in" in err and "('mmlu', 1000, 'none')" in err
     assert "Traceback" not in err and result.stdout == ""
     still = invoke(a, b, "--on-missing", "intersect")

@@ -50,7 +50,7 @@ def test_strict_errors_name_files_counts_and_keys() -> None:
     with pytest.raises(AlignmentError) as info:
         align(a, b)
     message = str(info.value)
-    assert "b.jsonl: 1 duplicated item keys (('t', 2, 'none') x2)" in message
+    assert "b.jsonl: 1 duplicated item key (('t', 2, 'none') x2)" in message
     assert "b.jsonl: 2 items not in a.jsonl (e.g. ('t', 9, 'none'), ('t', 10, 'none'))" in message
     assert "pass on_missing='intersect'" in message  # the keyword, for library callers
     assert info.value.argument == "on_missing"  # which the command line spells as its flag
@@ -73,7 +73,7 @@ def test_intersect_reports_dropped_items_and_still_refuses_duplicates() -> None:
 def test_missing_scores_are_errors_or_dropped() -> None:
     a = run("a", ["x", "y", "z"], [1, np.nan, 1])
     b = run("b", ["x", "y", "z"], [1, 1, 0])
-    with pytest.raises(AlignmentError, match=r"a.jsonl: 1 items have no score \(e.g. 'y'\)"):
+    with pytest.raises(AlignmentError, match=r"a.jsonl: 1 item has no score \(e.g. 'y'\)"):
         align(a, b)
     al = align(a, b, on_missing="intersect")
     assert al.counts == (1, 1, 0, 0) and al.summary.dropped_no_score == 1
@@ -104,7 +104,7 @@ def test_bad_options(kwargs: dict[str, Any], pattern: str) -> None:
 
 def test_repeated_sample_index_is_a_duplicate() -> None:
     a = run("a", ["x", "x", "y"], [1, 0, 1], epochs=[1, 1, 1])
-    with pytest.raises(AlignmentError, match="1 items repeat the same epoch"):
+    with pytest.raises(AlignmentError, match="1 item repeats the same epoch"):
         align(a, run("b", ["x", "y"], [1, 1]), reduce="first")
 
 
@@ -211,9 +211,9 @@ def test_align_matches_brute_force(ra: list[tuple[str, int, float]],
                    on_missing="intersect" if intersect else "error")
     except AlignmentError as exc:
         message = str(exc)
-        found = {name for name, text in (("dup", "repeat the same"), ("samples", "several "
-                 "samples"), ("nonbinary", "not 0/1"), ("missing", " items not in "),
-                 ("missing", "have no score"), ("empty", "share no scored item in common"))
+        found = {name for name, text in (("dup", "the same epoch"), ("samples", "several "
+                 "samples"), ("nonbinary", "not 0/1"), ("missing", " not in "),
+                 ("missing", "no score (e.g."), ("empty", "share no scored item in common"))
                  if text in message}
         assert expected[0] == "error", message
         # Duplicates stop the reduction, so later problems may go unreported.

@@ -29,6 +29,59 @@ __all__ = ["compare"]
 _FORMATS = ("auto", "csv", "jsonl", "parquet", "lm-eval", "inspect", "openai-evals", "helm")
 
 
+#: How the command line spells the library's keywords named in error messages.
+_FLAGS = {
+    "id": "--id", "score": "--score", "filter": "--filter", "task": "--task",
+    "value_key": "--value-key", "perturbation": "--perturbation", "sample": "--sample",
+    "cluster": "--cluster", "label": "--label", "prediction": "--prediction",
+    "truth": "--truth", "on_missing": "--on-missing", "threshold": "--threshold",
+    "reduce": "--reduce", "format": "--input-format", "run_column": "--run-column",
+    "allow_different_tasks": "--allow-different-tasks",
+    "allow_different_scorers": "--allow-different-scorers", "limits": "--max-inflated-mb",
+    "names": "--names", "alternative": "--alternative", "alpha": "--alpha",
+    "confidence_level": "--confidence-level",
+}
+
+_NO_RUNS = ("compare takes two run files RUN_A RUN_B (for prediction files, add the true "
+            "labels with --truth LABELS); see 'mcnemar compare --help'")
+
+
+def _spell(keyword: str, value: str) -> str:
+    """A keyword named in a library message, as the flag a user types here."""
+    flag = _FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
+    if keyword == "limits":
+        return f"{flag} MB"
+    if value in ("True", ""):
+        return flag
+    return f"{flag} {value.strip(chr(39))}"
+
+
+def _spelled_for_the_command_line(func: Any) -> Any:
+    """Re-spell library errors with this command's flags; a missing extra names its install."""
+    import functools
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except McNemarError as exc:
+            if not exc.arguments:
+                raise
+            raise McNemarError(exc.spelled(_spell)) from None
+        except ImportError as exc:
+            from mcnemar.io._run import missing_dependency
+
+            raise missing_dependency(exc, what="this input") from None
+
+    return wrapper
+
+
+def _ids(columns: tuple[str, ...]) -> Any:
+    if not columns:
+        return None
+    return columns[0] if len(columns) == 1 else list(columns)
+
+
 def _pair(text: str | None, option: str) -> tuple[str, str] | None:
     if text is None:
         return None
@@ -70,6 +123,26 @@ internal error.""",
               help="Score column (generic files), metric (lm-eval, default acc), scorer "
                    "(Inspect), data field (OpenAI evals, default correct) or stat (HELM, "
                    "default exact_match).")
+@click.option("--id-a", "id_a", multiple=True,
+              help="Item id column of RUN_A when the two files name it differently.")
+@click.option("--id-b", "id_b", multiple=True, help="Item id column of RUN_B.")
+@click.option("--score-a", help="Score column / metric / scorer of RUN_A, when the two differ "
+                                "(scorers that differ also need --allow-different-scorers).")
+@click.option("--score-b", help="Score column / metric / scorer of RUN_B.")
+@click.option("--task", "tasks", multiple=True,
+              help="lm-eval: task(s) to compare from directories (repeatable; default every "
+                   "task; several tasks are compared task by task with one pooled table). "
+                   "Other logs: check that the log is of this task.")
+@click.option("--allow-different-tasks", is_flag=True, default=False,
+              help="Pair runs whose tasks or datasets differ, or whose paired items differ in "
+                   "content (refused by default); the report warns.")
+@click.option("--allow-different-scorers", is_flag=True, default=False,
+              help="Pair runs scored by different scorers, metrics or filters (refused by "
+                   "default); the report warns.")
+@click.option("--max-inflated-mb", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="MB",
+              help="Most megabytes an .eval archive may inflate to (default 2048); an archive "
+                   "over it is refused.")
 @click.option("--run-column", help="Column telling the runs apart in one long file.")
 @click.option("--runs", "run_values", help="With --run-column: the two runs to compare, A,B.")
 @click.option("--filter", "filter_name", help="lm-eval: the filter to keep (e.g. strict-match).")
@@ -112,12 +185,21 @@ internal error.""",
               help="Progress bar on stderr for inputs taking over a second (default: when "
                    "stderr is a terminal).")
 @handle_errors
+@_spelled_for_the_command_line
 def compare(
     runs: tuple[str, ...],
     truth: str | None,
     input_format: str,
     id_columns: tuple[str, ...],
     score: str | None,
+    id_a: tuple[str, ...],
+    id_b: tuple[str, ...],
+    score_a: str | None,
+    score_b: str | None,
+    tasks: tuple[str, ...],
+    allow_different_tasks: bool,
+    allow_different_scorers: bool,
+    max_inflated_mb: float | None,
     run_column: str | None,
     run_values: str | None,
     filter_name: str | None,
@@ -156,10 +238,22 @@ def compare(
     from mcnemar.io import align, read_long, read_run
     from mcnemar.io._progress import activity
 
-    ids: Any = None
-    if id_columns:
-        ids = id_columns[0] if len(id_columns) == 1 else list(id_columns)
+    ids = _ids(id_columns)
+    for given, flag, plain in ((id_a, "--id-a", "--id"), (id_b, "--id-b", "--id"),
+                               (score_a, "--score-a", "--score"),
+                               (score_b, "--score-b", "--score")):
+        if given and (id_columns if plain == "--id" else score):
+            raise McNemarError(f"{flag} and {plain} both given; use {plain} for both files "
+                               f"or {flag} and its pair for each file")
+    limits = None
+    if max_inflated_mb is not None:
+        from mcnemar.io._archive import ReadLimits
+
+        limits = ReadLimits(max_inflated_bytes=max(1, int(max_inflated_mb * 1024**2)))
     if truth is not None:
+        if id_a or id_b or score_a or score_b:
+            raise McNemarError("--id-a/--id-b and --score-a/--score-b do not apply with "
+                               "--truth; use --id, --label and --prediction")
         if len(runs) != 2:
             raise McNemarError(f"--truth needs two prediction files PRED_A PRED_B; got "
                                f"{len(runs)} file(s)")
@@ -175,6 +269,9 @@ def compare(
             "progress": progress,
         }
         if run_column is not None:
+            if id_a or id_b or score_a or score_b or tasks:
+                raise McNemarError("--id-a/--id-b, --score-a/--score-b and --task do not apply "
+                                   "with --run-column (one file, the same columns)")
             if len(runs) != 1:
                 raise McNemarError(f"--run-column reads two runs from one long file; got "
                                    f"{len(runs)} files")
@@ -196,12 +293,25 @@ def compare(
         else:
             if run_values is not None:
                 raise McNemarError("--runs needs --run-column")
+            if not runs:
+                raise McNemarError(_NO_RUNS)
             if len(runs) != 2:
                 raise McNemarError(f"compare takes two run files RUN_A RUN_B; got {len(runs)}")
-            run_a, run_b = (read_run(r, format=input_format, **options) for r in runs)
+            options["task"] = list(tasks) if tasks else None
+            options["limits"] = limits
+            sides = []
+            for path, side_ids, side_score in ((runs[0], id_a, score_a), (runs[1], id_b, score_b)):
+                side = dict(options)
+                if side_ids:
+                    side["id"] = _ids(side_ids)
+                if side_score:
+                    side["score"] = side_score
+                sides.append(read_run(path, format=input_format, **side))
+            run_a, run_b = sides
     with activity("aligning", enabled=progress):
         alignment = align(run_a, run_b, on_missing=on_missing, threshold=threshold,
-                          reduce=reduce)
+                          reduce=reduce, allow_different_tasks=allow_different_tasks,
+                          allow_different_scorers=allow_different_scorers)
     display = _pair(names, "--names") or (run_a.name, run_b.name)
     if display[0] == display[1]:
         display = (f"{display[0]} (A)", f"{display[1]} (B)")

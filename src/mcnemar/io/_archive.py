@@ -34,7 +34,7 @@ from pathlib import Path
 from types import ModuleType, TracebackType
 from typing import Any
 
-from mcnemar.errors import InputFileError
+from mcnemar.errors import InputFileError, option
 
 __all__ = ["DEFAULT_LIMITS", "BoundedArchive", "ReadLimits", "zip_module"]
 
@@ -159,8 +159,8 @@ class BoundedArchive:
                         raise InputFileError(
                             f"archive member {name} inflates past the read budget of "
                             f"{self.limits.describe()} for one archive (a damaged file or a "
-                            "zip bomb?); if the log is genuine, raise the budget "
-                            "(--max-inflated-mb on the command line)",
+                            "zip bomb?); if the log is genuine, raise the budget with "
+                            f"{option('limits', 'ReadLimits(max_inflated_bytes=N)')}",
                             path=str(self.path),
                         )
         except NotImplementedError as exc:

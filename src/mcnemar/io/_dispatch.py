@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import inspect as _pyinspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcnemar.errors import McNemarError
-from mcnemar.io._run import RunResults, check_path
+from mcnemar.errors import InputFileError, McNemarError, option
+from mcnemar.io._run import RunResults, check_path, missing_dependency
 from mcnemar.io.detect import FORMATS, detect_format
 
 __all__ = ["read_run", "reader_for"]
@@ -40,7 +40,8 @@ def reader_for(format: str) -> Callable[..., RunResults]:
         from mcnemar.io.helm import read_helm
 
         return read_helm
-    raise McNemarError(f"format={format!r} is not known; use 'auto' or one of {', '.join(FORMATS)}")
+    raise McNemarError(f"{option('format', repr(format))} is not known; use 'auto' or one of "
+                       f"{', '.join(FORMATS)}")
 
 
 def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunResults:
@@ -55,7 +56,10 @@ def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunRe
         ``openai-evals``, ``helm``.
     **options
         Passed to the format's reader. Every reader takes ``score`` (column, metric, scorer or
-        stat), ``name`` and ``progress``; see :func:`~mcnemar.io.generic.read_generic`,
+        stat), ``name`` and ``progress``. ``limits`` (a
+        :class:`~mcnemar.io._archive.ReadLimits`) reaches the readers of archives and is
+        ignored by the others; ``task`` selects tasks of an lm-eval directory and, for a log
+        of one task, checks that it is that task; see :func:`~mcnemar.io.generic.read_generic`,
         :func:`~mcnemar.io.lmeval.read_lmeval`, :func:`~mcnemar.io.inspect_log.read_inspect`,
         :func:`~mcnemar.io.openai_evals.read_openai_evals`, :func:`~mcnemar.io.helm.read_helm`.
         Options that are ``None`` are ignored, so a caller can pass every option it has.
@@ -84,6 +88,12 @@ def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunRe
     reader = reader_for(fmt)
     given = {k: v for k, v in options.items() if v is not None}
     accepted = _pyinspect.signature(reader).parameters
+    # A read budget concerns only the readers that inflate archives; other formats ignore it.
+    if "limits" in given and "limits" not in accepted:
+        del given["limits"]
+    # A task choice is an option of the lm-eval reader (a directory holds several tasks);
+    # for logs of one task it is checked against the task the log records.
+    wanted_task = given.pop("task") if "task" in given and "task" not in accepted else None
     unknown = sorted(k for k in given if k not in accepted or k in ("path", "format"))
     if unknown:
         valid = sorted(k for k in accepted if k not in ("path", "format"))
@@ -91,4 +101,26 @@ def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunRe
             f"option(s) {', '.join(unknown)} do not apply to {fmt} files ({p}); "
             f"valid options: {', '.join(valid)}"
         )
-    return reader(p, **given)
+    try:
+        run = reader(p, **given)
+    except ImportError as exc:
+        raise missing_dependency(exc, what=f"reading {fmt} files") from None
+    if wanted_task is not None:
+        _check_task(run, wanted_task)
+    return run
+
+
+def _check_task(run: RunResults, wanted: str | Sequence[str]) -> None:
+    names = [wanted] if isinstance(wanted, str) else list(wanted)
+    recorded = run.identity.task
+    if not run.identity.tasks:
+        raise McNemarError(
+            f"{option('task', 'NAME')} applies to eval-harness logs; {run.path} is a "
+            f"{run.format} file, which records no task"
+        )
+    if recorded is None:
+        raise InputFileError(f"the log does not record its task, so it cannot be checked "
+                             f"against {', '.join(map(repr, names))}", path=run.path)
+    if recorded not in names:
+        raise InputFileError(f"the log holds task {recorded!r}, not "
+                             f"{', '.join(map(repr, names))}", path=run.path)

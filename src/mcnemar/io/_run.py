@@ -17,10 +17,35 @@ from typing import Any
 
 import numpy as np
 
-from mcnemar.errors import InputFileError
+from mcnemar.errors import InputFileError, McNemarError
 from mcnemar.io.identity import RunIdentity
 
-__all__ = ["DeferredSource", "RunResults", "score_to_float"]
+__all__ = ["DeferredSource", "RunResults", "missing_dependency", "score_to_float"]
+
+#: Which extra of the package installs a module the readers import on demand.
+_EXTRAS = {"pyarrow": "frames", "duckdb": "frames", "narwhals": "frames", "pandas": "frames",
+           "polars": "frames", "tqdm": "progress", "matplotlib": "plot", "fastapi": "web",
+           "uvicorn": "web", "dask": "distributed", "pyspark": "distributed"}
+
+
+def missing_dependency(exc: ImportError, *, what: str = "this") -> McNemarError:
+    """The error for an optional module that is not installed, naming the extra to install.
+
+    Examples
+    --------
+    >>> str(missing_dependency(ModuleNotFoundError("no", name="pyarrow"), what="Parquet"))
+    "Parquet needs pyarrow, which is not installed: pip install 'mcnemar[frames]'"
+    """
+    module = (exc.name or "").split(".")[0]
+    extra = _EXTRAS.get(module)
+    if extra is not None:
+        return McNemarError(f"{what} needs {module}, which is not installed: "
+                            f"pip install 'mcnemar[{extra}]'")
+    if module == "backports":
+        return McNemarError(f"{what} needs backports-zstd (a dependency of mcnemar on Python "
+                            "before 3.14), which is not installed: pip install backports-zstd")
+    return McNemarError(f"{what} needs the module {module or exc}, which cannot be imported "
+                        f"({exc}); reinstall mcnemar with its dependencies")
 
 # Column names used inside engine queries; chosen so they cannot clash with user columns.
 KEY_PREFIX = "__mcn_k"

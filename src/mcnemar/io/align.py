@@ -58,6 +58,16 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+def _verb(n: int, one: str, many: str) -> str:
+    """``"1 item has"``, ``"2 items have"``."""
+    return f"{n} {one if n == 1 else many}"
+
+
+#: How to ask for a reduce policy or a threshold inside a message (spelled per interface).
+REDUCE_HINT = option("reduce", "'mean'|'majority'|'first'")
+THRESHOLD_HINT = option("threshold", "T")
+
+
 def check_policies(on_missing: str, threshold: float | None, reduce: str | None) -> None:
     """Validate the alignment options (shared by files and frames)."""
     if on_missing not in ON_MISSING:
@@ -354,6 +364,11 @@ class Alignment:
         a, b, c, d = self.counts
         return PairedTable(a=a, b=b, c=c, d=d)
 
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What the report's warnings should say (see :attr:`AlignmentSummary.warnings`)."""
+        return self.summary.warnings
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary (see :meth:`AlignmentSummary.to_dict`)."""
         return self.summary.to_dict()
@@ -422,7 +437,7 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
             dup = np.flatnonzero(multi)
             examples = [f"{uniq[i]!r} x{counts[i]}" for i in dup[:SHOW]]
             problems.append(
-                f"{where}: {len(dup)} duplicated item keys ({', '.join(examples)}"
+                f"{where}: {_plural(len(dup), 'duplicated item key')} ({', '.join(examples)}"
                 f"{', ...' if len(dup) > SHOW else ''}); each item may appear once"
             )
         else:
@@ -431,16 +446,17 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
             if same.any():
                 bad = np.unique(codes[order][1:][same])
                 problems.append(
-                    f"{where}: {len(bad)} items repeat the same {run.sample_name or 'sample'} "
+                    f"{where}: {_verb(len(bad), 'item repeats', 'items repeat')} the same "
+                    f"{run.sample_name or 'sample'} "
                     f"(e.g. {_show(uniq[bad], len(bad))}); each item and sample may appear once"
                 )
             elif reduce is None:
                 n_multi = int(multi.sum())
                 problems.append(
-                    f"{where}: {n_multi} items have several samples ({run.sample_name or 'sample'}"
-                    f", up to {summary['max_samples']} per item, e.g. "
-                    f"{_show(uniq[multi], n_multi)}); they are not independent items: choose "
-                    "reduce='mean'|'majority'|'first' (--reduce) or a clustered analysis"
+                    f"{where}: {_verb(n_multi, 'item has', 'items have')} several samples "
+                    f"({run.sample_name or 'sample'}, up to {summary['max_samples']} per item, "
+                    f"e.g. {_show(uniq[multi], n_multi)}); they are not independent items: "
+                    f"choose {REDUCE_HINT} or a clustered analysis"
                 )
     rank = epochs if epochs is not None else np.arange(len(keys))
     value = np.full(m, np.nan)
@@ -493,8 +509,8 @@ def _binarise(values: np.ndarray, threshold: float | None, where: str, what: str
             n = int(nonbinary.sum())
             examples = ", ".join(f"{v:g}" for v in np.unique(values[nonbinary])[:SHOW])
             problems.append(
-                f"{where}: {n} {what} are not 0/1 (e.g. {examples}); pass threshold=T "
-                "(--threshold T) to count score >= T as a pass"
+                f"{where}: {n} {what} {'is' if n == 1 else 'are'} not 0/1 (e.g. {examples}); "
+                f"pass {THRESHOLD_HINT} to count score >= T as a pass"
             )
         return values
     summary["binarised"] += int(nonbinary.sum())
@@ -623,7 +639,7 @@ def align(
                                         (items_b, only_b, run_b, run_a)):
             if len(idx):
                 problems.append(
-                    f"{here.path}: {len(idx)} items not in {there.path} (e.g. "
+                    f"{here.path}: {_plural(len(idx), 'item')} not in {there.path} (e.g. "
                     f"{_show(items.keys[idx], len(idx))})"
                 )
         for items, idx_all, mask, run in ((items_a, ia, no_a, run_a), (items_b, ib, no_b, run_b)):
@@ -633,7 +649,7 @@ def align(
                 if items.errored is not None and items.errored[bad].any():
                     why = f", {int(items.errored[bad].sum())} of them errored"
                 problems.append(
-                    f"{run.path}: {len(bad)} items have no score (e.g. "
+                    f"{run.path}: {_verb(len(bad), 'item has', 'items have')} no score (e.g. "
                     f"{_show(items.keys[bad], len(bad))}{why})"
                 )
     if problems:

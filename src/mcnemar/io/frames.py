@@ -23,10 +23,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcnemar.errors import AlignmentError, McNemarError
+from mcnemar.errors import AlignmentError, McNemarError, option
 from mcnemar.io._run import KEY_PREFIX, SAMPLE_COL, SCORE_COL, RunResults
 from mcnemar.io.align import (
+    REDUCE_HINT,
     SHOW,
+    THRESHOLD_HINT,
     Alignment,
     AlignmentSummary,
     RunSummary,
@@ -126,8 +128,7 @@ def _reduce_side(side: _Side, key_count: int, threshold: float | None, reduce: s
         problems.append(
             f"{side.label}: {multi} items have several samples (up to {max_samples} per item, "
             f"e.g. {_examples(per_item.filter(nw.col('n') > 1), keys, multi)}); they are not "
-            "independent items: choose reduce='mean'|'majority'|'first' (--reduce) or a "
-            "clustered analysis"
+            f"independent items: choose {REDUCE_HINT} or a clustered analysis"
         )
         return side
     side.reduced = multi
@@ -142,8 +143,8 @@ def _reduce_side(side: _Side, key_count: int, threshold: float | None, reduce: s
         if threshold is None:
             n_bad = _scalar(frame.select(nonbinary.sum().alias("n")))
             if n_bad:
-                problems.append(f"{side.label}: {n_bad} scores are not 0/1; pass threshold=T "
-                                "(--threshold T) to count score >= T as a pass")
+                problems.append(f"{side.label}: {n_bad} scores are not 0/1; pass "
+                                f"{THRESHOLD_HINT} to count score >= T as a pass")
                 return side
             passed = s
         else:
@@ -255,7 +256,7 @@ def _count_sides(
                             "text)")
         if on_side(NON_BINARY):
             problems.append(f"{label}: {on_side(NON_BINARY)} scores are not 0/1; pass "
-                            "threshold=T (--threshold T) to count score >= T as a pass")
+                            f"{THRESHOLD_HINT} to count score >= T as a pass")
         facts[f"binarised_{name}"] = on_side(BIN_PASS) + on_side(BIN_FAIL) + side.binarised_early
     no_score_a = total(NO_SCORE.__eq__, present)
     no_score_b = total(present, NO_SCORE.__eq__)
@@ -302,7 +303,7 @@ def _count(
         if on_missing == "error" and (facts["only_a"] or facts["only_b"]
                                       or facts["dropped_no_score"]):
             hint = ("; to drop items present in one run only (or without a score) pass "
-                    "on_missing='intersect' (--on-missing intersect)")
+                    + option("on_missing", "'intersect'"))
         if on_missing == "intersect":
             hint = "; " + intersect_note(None, facts["only_a"], facts["only_b"],
                                          facts["dropped_no_score"])

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from mcnemar.errors import InputFileError, McNemarError
+from mcnemar.errors import InputFileError, McNemarError, option
 from mcnemar.io._run import (
     CLUSTER_COL,
     KEY_PREFIX,
@@ -60,7 +60,7 @@ def _columns_list(value: str | Sequence[str] | None) -> list[str] | None:
 
 def _pick(
     columns: Sequence[str], wanted: list[str] | None, candidates: Sequence[str], what: str,
-    option: str, path: Path,
+    argument: str, path: Path,
 ) -> list[str]:
     if wanted is not None:
         missing = [c for c in wanted if c not in columns]
@@ -75,9 +75,18 @@ def _pick(
     for name in candidates:
         if name in lower:
             return [lower[name]]
+    hint = ""
+    if argument == "score":
+        from mcnemar.io.predictions import PREDICTION_COLUMNS
+
+        predicted = [c for c in columns if c.lower() in PREDICTION_COLUMNS and c.lower() != "label"]
+        if predicted:
+            hint = (f"; column {predicted[0]!r} looks like predicted labels: to score "
+                    f"predictions against the true labels, give the labels file with "
+                    f"{option('truth', 'LABELS')}")
     raise InputFileError(
         f"no {what} column found (looked for {', '.join(candidates[:6])}, ...); choose one with "
-        f"{option}=COLUMN; the columns are {_list(columns)}",
+        f"{option(argument, 'COLUMN')}; the columns are {_list(columns)}{hint}",
         path=str(path),
     )
 
@@ -573,7 +582,12 @@ def _read_parquet_arrow(
     p: Path, ids: list[str] | None, score: str | None, run_column: str | None, run: str | None,
     sample: str | None, cluster: str | None, display: str,
 ) -> RunResults:
-    import pyarrow.parquet as pq
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise McNemarError(
+            "reading Parquet needs DuckDB or pyarrow: pip install 'mcnemar[frames]'"
+        ) from None
 
     schema = pq.read_schema(_parquet_files(p)[0])
     columns = list(schema.names)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from mcnemar.errors import InputFileError
+from mcnemar.errors import InputFileError, McNemarError
 from mcnemar.io._run import RunResults, check_path, object_array, short_repr
 from mcnemar.io.align import SHOW, factorize, lookup
 from mcnemar.io.detect import detect_format
@@ -68,7 +68,12 @@ def read_labels(
     p = check_path(path)
     kind = detect_format(p)
     if kind == "parquet":
-        import pyarrow.parquet as pq
+        try:
+            import pyarrow.parquet as pq
+        except ImportError:
+            raise McNemarError(
+                "reading Parquet needs pyarrow: pip install 'mcnemar[frames]'"
+            ) from None
 
         table = pq.read_table(p)
         columns = list(table.column_names)
@@ -83,7 +88,8 @@ def read_labels(
                              "Parquet with an id and a label column", path=str(p))
     ids = [id] if isinstance(id, str) else (list(id) if id else None)
     id_cols = _pick(columns, ids, ID_COLUMNS, "id", "id", p)
-    label_col = _pick(columns, [label] if label else None, candidates, "label", "label", p)[0]
+    argument = "prediction" if candidates is PREDICTION_COLUMNS else "label"
+    label_col = _pick(columns, [label] if label else None, candidates, "label", argument, p)[0]
     keys: list[Any] = []
     labels: list[str | None] = []
     for number, record in rows:
