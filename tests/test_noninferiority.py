@@ -385,7 +385,7 @@ def test_report_section_and_schema() -> None:
     assert "**Against a margin of 1 point**" in rep.to_markdown()
     worse = analyze([[1800, 40], [60, 100]], margin=0.01)
     assert "Non-inferiority not shown for the 1-point margin" in worse.conclusion.text
-    assert "reaches down to or below -1 point" in worse.conclusion.text
+    assert "reaches below -1 point" in worse.conclusion.text
     assert "noninferiority" not in analyze([[1800, 40], [60, 100]]).to_dict()
 
 

@@ -680,7 +680,10 @@ def margin_sentences(
     test = "one-sided score test" if ni.method == "score" else "one-sided exact unconditional test"
     p = _ptext(float(ni.pvalue))
     if ni.method == "score" and math.isfinite(low):
-        where = "lies above" if low > -ni.margin else "reaches down to or below"
+        where = (
+            "lies above" if low > -ni.margin else "ends at" if low == -ni.margin
+            else "reaches below"
+        )
         evidence = f"{interval}, {where} -{margin} ({test} p = {p} {{cmp}} {ni.alpha:g})"
     else:
         evidence = f"the {test} gives p = {p} {{cmp}} {ni.alpha:g} ({interval})"
