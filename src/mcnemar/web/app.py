@@ -33,6 +33,8 @@ Example
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import logging
 import math
@@ -40,6 +42,7 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterable, MutableMapping, Sequence
 from importlib import resources
@@ -53,6 +56,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
 
 from mcnemar.errors import McNemarError
 from mcnemar.web.models import (
@@ -63,14 +67,51 @@ from mcnemar.web.models import (
     PassesFramingRequest,
     ReportResponse,
 )
-from mcnemar.web.upload import MalformedUpload, UploadTooLarge, read_multipart
+from mcnemar.web.upload import (
+    MalformedUpload,
+    UploadTooLarge,
+    check_archive_directory,
+    read_multipart,
+)
 
-__all__ = ["DEFAULT_MAX_UPLOAD_MB", "ApiError", "create_app"]
+__all__ = [
+    "DEFAULT_MAX_UPLOAD_MB",
+    "ApiError",
+    "app_from_environment",
+    "create_app",
+    "default_inflated_mb",
+    "same_origin",
+]
 
 log = logging.getLogger("mcnemar.web")
 
 #: Default per-file upload limit, in megabytes (10**6 bytes).
 DEFAULT_MAX_UPLOAD_MB = 50.0
+#: Default archive budget: this many times the upload limit, but never more than
+#: :data:`MAX_DEFAULT_INFLATED_MB` (real ``.eval`` logs compress about 5-15 times).
+INFLATE_RATIO = 20
+MAX_DEFAULT_INFLATED_MB = 256.0
+#: Entries an uploaded archive may list (a 100,000-sample ``.eval`` log has about as many).
+DEFAULT_MAX_ARCHIVE_MEMBERS = 100_000
+#: Body limit of the JSON endpoints: a request is a few hundred bytes.
+MAX_JSON_BYTES = 64 * 1024
+#: Seconds a request body may pause before the request is dropped (408).
+DEFAULT_REQUEST_TIMEOUT = 10.0
+#: Seconds the reading, alignment and analysis of one upload may take (then 503), and how
+#: many uploads are worked on at once in one server process.
+DEFAULT_COMPARE_TIMEOUT = 120.0
+COMPARE_CONCURRENCY = 2
+
+
+def default_inflated_mb(max_upload_mb: float) -> float:
+    """The default archive budget for an upload limit: 20 times it, at most 256 MB.
+
+    Examples
+    --------
+    >>> default_inflated_mb(50), default_inflated_mb(5)
+    (256.0, 100.0)
+    """
+    return float(min(INFLATE_RATIO * max_upload_mb, MAX_DEFAULT_INFLATED_MB))
 
 #: Distribution pictures show every value of b up to this many discordant items, and a
 #: sampled window around the centre beyond it.
@@ -436,46 +477,257 @@ class _ResponseCache:
 # ----------------------------------------------------------------------------- middleware
 
 
-class _Guard:
-    """Pure ASGI middleware: refuse unexpected Host headers, add protective headers.
+class _Refused(Exception):
+    """A request the guard answers itself (status, message), before the application sees it."""
 
-    The Host check (on when the server binds to loopback) defeats DNS rebinding: a web page
-    on another origin cannot make the browser talk to the local calculator under its name.
+    def __init__(self, status: int, message: str, type: str) -> None:
+        self.status = status
+        self.message = message
+        self.type = type
+        super().__init__(message)
+
+
+class BodyRefused(ApiError):
+    """Raised from ``receive`` while the application reads a body too large or too slow."""
+
+
+#: Bytes per second a request body must average once ``request_timeout`` has passed (a
+#: trickle below it holds a connection for nothing; any real network sends far more).
+MIN_BODY_RATE = 50_000
+
+_SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _split_host(host: str) -> tuple[str, int | None]:
+    """``host[:port]`` (or ``[v6]:port``) as a lower-case name and a port (None if absent)."""
+    host = host.strip().lower()
+    if host.startswith("["):
+        name, _, rest = host.partition("]")
+        name += "]"
+        port = rest[1:] if rest.startswith(":") else ""
+    else:
+        name, _, port = host.partition(":")
+    return name, int(port) if port.isdigit() else None
+
+
+def same_origin(origin: str, host: str) -> bool:
+    """Whether an ``Origin`` header names the server reached through ``Host``.
+
+    Only the host and port are compared (the scheme may differ behind a TLS proxy);
+    ``null`` (sandboxed frames, ``file:`` pages) is never the server's own origin.
+
+    Examples
+    --------
+    >>> same_origin("http://127.0.0.1:8000", "127.0.0.1:8000")
+    True
+    >>> same_origin("http://localhost:8000", "127.0.0.1:8000")
+    False
+    >>> same_origin("http://box.lan", "box.lan:80")
+    True
+    >>> same_origin("null", "127.0.0.1:8000")
+    False
+    """
+    scheme, sep, rest = origin.strip().lower().partition("://")
+    if not sep or scheme not in ("http", "https") or not rest or "/" in rest:
+        return False
+    default = 443 if scheme == "https" else 80
+    o_name, o_port = _split_host(rest)
+    h_name, h_port = _split_host(host)
+    return o_name == h_name and (o_port or default) == (h_port or default)
+
+
+class _Guard:
+    """Pure ASGI middleware: what a request must satisfy before the application sees it.
+
+    * **Host** (when ``allowed_hosts`` is given): only the names the server was started for.
+      This defeats DNS rebinding, where a page on another origin makes the browser talk to
+      the local calculator under a name the attacker controls.
+    * **Origin**: a state-changing request (any method but GET, HEAD, OPTIONS) sent by a
+      browser from another origin is refused with 403: ``Origin`` must name this server, and
+      ``Sec-Fetch-Site`` must not be ``cross-site`` or ``same-site``. ``same-site`` is refused
+      too: it is another origin on the same site (another port of localhost, a sibling
+      host name), which is no more the calculator's page than a foreign site is. Requests
+      without these headers (curl, scripts) are not from a web page and pass.
+    * **Body size**, before reading: a declared ``Content-Length`` over the endpoint's limit is
+      refused with 413 at once; bodies without one are counted while they stream.
+    * **Body time**: the body must keep arriving (no pause longer than ``request_timeout``)
+      and average at least :data:`MIN_BODY_RATE` bytes per second after the first
+      ``request_timeout`` seconds; otherwise 408 and the connection is closed.
+
+    Bodies of all endpoints but the upload are read here (at most ``max_body_bytes``) and
+    handed to the application whole; the upload's stream is checked as the application
+    reads it. A response sent before its request body was read in full closes the
+    connection, so that an unread body is never drained on a kept-alive connection.
     """
 
-    def __init__(self, app: ASGIApp, allowed_hosts: Sequence[str] | None) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        allowed_hosts: Sequence[str] | None,
+        *,
+        max_body_bytes: int = 64 * 1024,
+        streamed: dict[str, int] | None = None,
+        request_timeout: float = 10.0,
+    ) -> None:
         self.app = app
         self.allowed = {h.lower() for h in allowed_hosts} if allowed_hosts else None
+        self.max_body_bytes = max_body_bytes
+        self.streamed = dict(streamed or {})
+        self.request_timeout = request_timeout
+
+    def _check(self, scope: Scope) -> None:
+        host = _header(scope, b"host") or ""
+        if self.allowed is not None:
+            name, _ = _split_host(host)
+            if name not in self.allowed:
+                raise _Refused(
+                    400,
+                    f"unexpected Host header {host!r}; open the calculator at its printed URL",
+                    "bad_host",
+                )
+        if scope["method"] not in _SAFE_METHODS:
+            site = _header(scope, b"sec-fetch-site")
+            origin = _header(scope, b"origin")
+            if site is not None and site.strip().lower() in ("cross-site", "same-site"):
+                raise _Refused(
+                    403,
+                    f"refused a {site.strip().lower()} request: only the calculator's own page "
+                    "(or a program that is not a web page) may use this server",
+                    "cross_origin",
+                )
+            if origin is not None and not same_origin(origin, host):
+                raise _Refused(
+                    403,
+                    f"refused a request from another origin ({origin[:100]}); only the "
+                    "calculator's own page (or a program that is not a web page) may use "
+                    "this server",
+                    "cross_origin",
+                )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.allowed is not None:
-            host = ""
-            for key, value in scope.get("headers", []):
-                if key == b"host":
-                    host = value.decode("latin-1").lower()
-                    break
-            hostname = host.rsplit(":", 1)[0] if not host.endswith("]") else host
-            if hostname not in self.allowed:
-                response = _error_response(
-                    400,
-                    f"unexpected Host header {host!r}; open the calculator at its printed URL",
-                    field=None,
-                )
-                await response(scope, receive, send)
-                return
+        state = {"body_done": False}
 
-        async def send_with_headers(message: Message) -> None:
+        async def guarded_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers.append((b"x-content-type-options", b"nosniff"))
                 headers.append((b"referrer-policy", b"no-referrer"))
+                if not state["body_done"]:
+                    headers.append((b"connection", b"close"))
                 message["headers"] = headers
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        try:
+            self._check(scope)
+            limit = self.streamed.get(scope["path"], self.max_body_bytes)
+            declared = _header(scope, b"content-length")
+            if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+                raise _Refused(413, _too_large(scope["path"], limit), "too_large")
+            clock = _BodyClock(receive, limit, self.request_timeout, scope["path"], state)
+            if scope["path"] in self.streamed:
+                app_receive: Receive = clock.receive
+            else:
+                body = await clock.read_all()
+                if body is None:  # the client went away; nobody is left to answer
+                    log.info("%s %s: the client closed the connection before sending its body",
+                             scope["method"], scope["path"])
+                    return
+                app_receive = _replay(body, receive)
+        except _Refused as exc:
+            await _error_response(
+                exc.status, exc.message, None,
+                [{"field": None, "message": exc.message, "type": exc.type}],
+            )(scope, receive, guarded_send)
+            return
+        await self.app(scope, app_receive, guarded_send)
+
+
+def _too_large(path: str, limit: int) -> str:
+    if path == "/api/v1/compare":
+        return str(UploadTooLarge(None, (limit - 1_000_000) // 2))
+    return (
+        f"the request body is larger than the {limit} bytes this endpoint accepts; "
+        "send a JSON object with the fields documented at /api/v1/openapi.json"
+    )
+
+
+class _BodyClock:
+    """``receive`` with the guard's size and time limits on the request body."""
+
+    def __init__(self, receive: Receive, limit: int, timeout: float, path: str,
+                 state: dict[str, bool]) -> None:
+        self._receive = receive
+        self.limit = limit
+        self.timeout = timeout
+        self.path = path
+        self.state = state
+        self.seen = 0
+        self.started = time.monotonic()
+
+    def _wait(self) -> float:
+        rate_deadline = self.started + self.timeout + self.seen / MIN_BODY_RATE
+        return max(0.0, min(self.timeout, rate_deadline - time.monotonic()))
+
+    async def receive(self) -> Message:
+        if self.state["body_done"]:
+            return await self._receive()
+        try:
+            message = await asyncio.wait_for(self._receive(), self._wait())
+        except TimeoutError:
+            message = None
+        if message is None:
+            log.info("%s: the request body did not arrive in time (%d bytes received)",
+                     self.path, self.seen)
+            raise BodyRefused(
+                408,
+                f"the request body did not arrive in time ({self.seen} bytes received); the "
+                f"server waits at most {self.timeout:g} s for the next part of a body",
+                type="timeout",
+            )
+        if message["type"] == "http.request":
+            self.seen += len(message.get("body", b""))
+            if self.seen > self.limit:
+                raise BodyRefused(413, _too_large(self.path, self.limit), type="too_large")
+            if not message.get("more_body", False):
+                self.state["body_done"] = True
+        return message
+
+    async def read_all(self) -> bytes | None:
+        """The whole body (None if the client disconnected), or :class:`_Refused`."""
+        chunks = []
+        while True:
+            try:
+                message = await self.receive()
+            except BodyRefused as exc:
+                raise _Refused(exc.status, exc.message, exc.type) from None
+            if message["type"] == "http.disconnect":
+                return None
+            chunks.append(message.get("body", b""))
+            if self.state["body_done"]:
+                return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
 
 
 # ----------------------------------------------------------------------------- the app
@@ -498,6 +750,11 @@ def create_app(
     max_upload_mb: float = DEFAULT_MAX_UPLOAD_MB,
     allowed_hosts: Sequence[str] | None = None,
     cache_size: int = 512,
+    max_inflated_mb: float | None = None,
+    max_archive_members: int = DEFAULT_MAX_ARCHIVE_MEMBERS,
+    max_json_bytes: int = MAX_JSON_BYTES,
+    request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    compare_timeout: float = DEFAULT_COMPARE_TIMEOUT,
 ) -> Any:
     """Build the calculator's FastAPI application.
 
@@ -511,6 +768,20 @@ def create_app(
         ``Host`` header gets a 400. ``None`` accepts any host (tests, reverse proxies).
     cache_size : int, default 512
         How many ``/api/v1/analyze`` responses to keep for repeated requests (0: none).
+    max_inflated_mb : float, optional
+        Budget for decompressing one uploaded archive (an Inspect ``.eval``), in MB, counted
+        from the bytes actually inflated; default :func:`default_inflated_mb` (20 times
+        ``max_upload_mb``, at most 256).
+    max_archive_members : int, default 100000
+        Entries an uploaded archive may list (counted in its central directory before it is
+        opened).
+    max_json_bytes : int, default 65536
+        Body limit of every endpoint but the upload.
+    request_timeout : float, default 10
+        Seconds a request body may pause (see :class:`_Guard`).
+    compare_timeout : float, default 120
+        Seconds an upload's reading, alignment and analysis may take before the answer is
+        a 503; at most :data:`COMPARE_CONCURRENCY` run at once per process.
 
     Returns
     -------
@@ -529,6 +800,19 @@ def create_app(
             f"max_upload_mb must be a positive number of megabytes; got {max_upload_mb!r}"
         )
     max_file_bytes = int(max_upload_mb * 1_000_000)
+    if max_inflated_mb is None:
+        max_inflated_mb = default_inflated_mb(max_upload_mb)
+    for name, value in (("max_inflated_mb", max_inflated_mb), ("request_timeout", request_timeout),
+                        ("compare_timeout", compare_timeout), ("max_json_bytes", max_json_bytes),
+                        ("max_archive_members", max_archive_members)):
+        if not (isinstance(value, int | float) and value > 0):
+            raise McNemarError(f"{name} must be a positive number; got {value!r}")
+    from mcnemar.io._archive import ReadLimits
+
+    read_limits = ReadLimits(
+        max_inflated_bytes=int(max_inflated_mb * 1024**2), max_members=int(max_archive_members)
+    )
+    jobs = _Jobs(COMPARE_CONCURRENCY)
     app = FastAPI(
         title="mcnemar calculator",
         summary="McNemar's paired test for two systems scored on the same items.",
@@ -728,11 +1012,9 @@ def create_app(
         :func:`mcnemar.io.align`, and analysed. The report's ``alignment`` says how many
         items were paired. Each file may be at most the server's ``--max-upload-mb``.
         """
-        declared = request.headers.get("content-length")
-        if declared is not None and declared.isdigit():
-            if int(declared) > 2 * max_file_bytes + 1_000_000:
-                raise ApiError(413, str(UploadTooLarge(None, max_file_bytes)), type="too_large")
+        # The body's size (as declared and as it streams) and pace are checked by _Guard.
         workdir = Path(tempfile.mkdtemp(prefix="mcnemar-upload-"))
+        handed_over = False
         try:
             try:
                 upload = await read_multipart(
@@ -746,6 +1028,11 @@ def create_app(
                 raise ApiError(413, str(exc), field=exc.field, type="too_large") from exc
             except MalformedUpload as exc:
                 raise ApiError(422, str(exc), field=exc.field, type="malformed_upload") from exc
+            except ClientDisconnect:
+                # Nobody is left to answer: one line in the log, no traceback.
+                log.warning("POST %s: the client closed the connection during the upload; "
+                            "nothing was read", request.url.path)
+                return Response(status_code=400)
             for name in sorted(_FILE_FIELDS):
                 if name not in upload.files:
                     raise ApiError(
@@ -756,13 +1043,56 @@ def create_app(
                         type="missing",
                     )
             options = _parse_options(upload.fields)
-            return await run_in_threadpool(_compare, upload, options, workdir)
+            if not jobs.claim():
+                raise ApiError(
+                    503,
+                    f"the server is already reading {COMPARE_CONCURRENCY} uploads; "
+                    "try again in a moment",
+                    type="busy",
+                )
+            handed_over = True
+
+            def job() -> Response:
+                try:
+                    return _compare(upload, options, workdir)
+                finally:
+                    shutil.rmtree(workdir, ignore_errors=True)
+                    jobs.release()
+
+            task = asyncio.ensure_future(run_in_threadpool(job))
+            task.add_done_callback(_consume)
+            try:
+                return await asyncio.wait_for(asyncio.shield(task), compare_timeout)
+            except TimeoutError:
+                log.warning("POST %s: reading the upload took longer than %g s; answered 503",
+                            request.url.path, compare_timeout)
+                raise ApiError(
+                    503,
+                    f"reading, aligning and analysing these files took longer than the "
+                    f"server's limit of {compare_timeout:g} s; compare them with "
+                    "`mcnemar compare` on the command line instead",
+                    type="timeout",
+                ) from None
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            if not handed_over:
+                shutil.rmtree(workdir, ignore_errors=True)
+
+    def _read(path: Path, fmt: str) -> Any:
+        from mcnemar.io import read_run
+        from mcnemar.io._dispatch import reader_for
+        from mcnemar.io.detect import detect_format
+
+        resolved = detect_format(path) if fmt == "auto" else fmt
+        if resolved == "inspect":
+            check_archive_directory(path, read_limits.max_members)
+        reader = reader_for(resolved)
+        if "limits" in inspect.signature(reader).parameters:
+            return read_run(path, format=resolved, limits=read_limits)
+        return read_run(path, format=resolved)
 
     def _compare(upload: Any, options: CompareOptions, workdir: Path) -> Response:
         try:
-            from mcnemar.io import align, read_run
+            from mcnemar.io import align
         except ImportError as exc:  # the file readers are an optional part of the package
             raise ApiError(
                 501, "this installation of mcnemar cannot read result files", type="unavailable"
@@ -771,9 +1101,15 @@ def create_app(
         for field, fmt in (("file_a", options.format_a), ("file_b", options.format_b)):
             path = upload.files[field]
             try:
-                runs.append(read_run(path, format=fmt))
+                runs.append(_read(path, fmt))
             except McNemarError as exc:
                 message = _public_message(str(exc), upload, workdir)
+                if _over_budget(exc):
+                    message += (
+                        " (on this server: mcnemar serve --max-inflated-mb, "
+                        "--max-archive-members)"
+                    )
+                    raise ApiError(413, message, field=field, type="too_large") from exc
                 raise ApiError(422, message, field=field, type="malformed_file") from exc
             except (UnicodeDecodeError, ValueError, OSError) as exc:
                 # A reader that let a low-level error escape: still the file's fault.
@@ -802,15 +1138,61 @@ def create_app(
             scrub=lambda text: _public_message(text, upload, workdir),
         )
 
-    app.add_middleware(_GuardFactory, allowed_hosts=allowed_hosts)
+    app.add_middleware(
+        _GuardFactory,
+        allowed_hosts=allowed_hosts,
+        max_body_bytes=int(max_json_bytes),
+        streamed={"/api/v1/compare": 2 * max_file_bytes + 1_000_000},
+        request_timeout=float(request_timeout),
+    )
     return app
+
+
+class _Jobs:
+    """A count of uploads being worked on, with a ceiling (thread-safe)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.running = 0
+        self._lock = threading.Lock()
+
+    def claim(self) -> bool:
+        with self._lock:
+            if self.running >= self.limit:
+                return False
+            self.running += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    """Retrieve the outcome of a job whose request gave up waiting (no "never retrieved")."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _over_budget(exc: McNemarError) -> bool:
+    """Whether a reader refused an archive for the read budget (not for being malformed)."""
+    text = exc.template
+    return "read budget" in text or "entries, more than" in text
 
 
 class _GuardFactory(_Guard):
     """Keyword-argument constructor for :meth:`FastAPI.add_middleware`."""
 
-    def __init__(self, app: ASGIApp, allowed_hosts: Sequence[str] | None = None) -> None:
-        super().__init__(app, allowed_hosts)
+    def __init__(
+        self,
+        app: ASGIApp,
+        allowed_hosts: Sequence[str] | None = None,
+        max_body_bytes: int = MAX_JSON_BYTES,
+        streamed: dict[str, int] | None = None,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+    ) -> None:
+        super().__init__(app, allowed_hosts, max_body_bytes=max_body_bytes, streamed=streamed,
+                         request_timeout=request_timeout)
 
 
 def _parse_options(fields: dict[str, list[str]]) -> CompareOptions:
@@ -842,14 +1224,10 @@ def app_from_environment() -> Any:
     """Application factory for the worker processes of ``mcnemar serve --workers N``.
 
     Each worker builds its own application from the settings the parent process put in the
-    environment (``MCNEMAR_SERVE_MAX_UPLOAD_MB``, ``MCNEMAR_SERVE_ALLOWED_HOSTS`` as a JSON
-    list); a worker process cannot be handed the parent's application object.
+    environment (``MCNEMAR_SERVE_SETTINGS``, a JSON object of :func:`create_app` keywords); a
+    worker process cannot be handed the parent's application object.
     """
-    import json
     import os
 
-    max_upload_mb = float(os.environ.get("MCNEMAR_SERVE_MAX_UPLOAD_MB", DEFAULT_MAX_UPLOAD_MB))
-    hosts = os.environ.get("MCNEMAR_SERVE_ALLOWED_HOSTS")
-    return create_app(
-        max_upload_mb=max_upload_mb, allowed_hosts=None if hosts is None else json.loads(hosts)
-    )
+    settings = json.loads(os.environ.get("MCNEMAR_SERVE_SETTINGS", "{}"))
+    return create_app(**settings)
