@@ -264,3 +264,198 @@ def test_cluster_column_gives_the_clustered_analysis(tmp_path) -> None:
     assert report["recommended"]["test"] == "clustered"
     assert report["clustered"]["statistic"] == direct.statistic
     assert report["clustered"]["clusters"] == 30
+
+
+# --- run identity, status and the rough edges of the command line ------------------------
+
+
+def inspect_json(path: Path, outcomes: dict[int, str], *, task: str = "arith",
+                 scorers: tuple[str, ...] = ("match",), status: str = "success",
+                 model: str = "m", errored: frozenset[int] = frozenset()) -> Path:
+    samples = [{"id": i, "epoch": 1, "input": f"q{i}", "target": "t",
+                "scores": {s: {"value": v if s == scorers[0] else ("C" if i % 2 else "I")}
+                           for s in scorers},
+                **({"error": {"message": "boom"}} if i in errored else {})}
+               for i, v in outcomes.items()]
+    path.write_text(json.dumps({"version": 2, "status": status,
+                                "eval": {"task": task, "model": model}, "samples": samples}))
+    return path
+
+
+def _report_validator() -> object:
+    import jsonschema_rs
+
+    from mcnemar.report import json_schema
+
+    return jsonschema_rs.validator_for(json_schema())
+
+
+OUT_A = {i: "C" if i % 3 else "I" for i in range(1, 31)}
+OUT_B = {i: "C" if i % 5 else "I" for i in range(1, 31)}
+
+
+def test_different_tasks_refused_with_the_flag_to_override(tmp_path: Path) -> None:
+    a = inspect_json(tmp_path / "a.json", OUT_A)
+    b = inspect_json(tmp_path / "b.json", OUT_B, task="other_task")
+    result = invoke(a, b)
+    assert result.exit_code == ExitCode.BAD_INPUT
+    err = result.stderr
+    assert err.count("\n") == 1 and "task 'arith' in A" in err and "'other_task' in B" in err
+    assert "pass --allow-different-tasks" in err and "allow_different_tasks=" not in err
+    ok = invoke(a, b, "--allow-different-tasks", "--format", "json")
+    assert ok.exit_code == 0, ok.stderr
+    report = json.loads(ok.stdout)
+    assert any("different tasks" in w for w in report["warnings"])
+    assert report["alignment"]["runs"]["b"]["task"] == "other_task"
+    assert _report_validator().is_valid(report)  # type: ignore[attr-defined]
+
+
+def test_two_scorers_of_one_log_compared_on_request(tmp_path: Path) -> None:
+    log = inspect_json(tmp_path / "log.json", OUT_A, scorers=("match", "includes"))
+    several = invoke(log, log)
+    assert several.exit_code == 2 and "choose one with --score NAME" in several.stderr
+    refused = invoke(log, log, "--score-a", "match", "--score-b", "includes")
+    assert refused.exit_code == 2
+    assert "scored by match in A and by includes in B" in refused.stderr
+    assert "--allow-different-scorers" in refused.stderr
+    result = invoke(log, log, "--score-a", "match", "--score-b", "includes",
+                    "--allow-different-scorers", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    a = {i: int(v == "C") for i, v in OUT_A.items()}
+    b = {i: i % 2 for i in OUT_A}
+    expected = (sum(a[i] and b[i] for i in a), sum(a[i] and not b[i] for i in a),
+                sum(not a[i] and b[i] for i in a), sum(not a[i] and not b[i] for i in a))
+    assert tuple(report["table"][k] for k in "abcd") == expected
+    assert report["alignment"]["runs"]["a"]["scorer"] == "match"
+    assert report["alignment"]["runs"]["b"]["scorer"] == "includes"
+    assert any("scored differently" in w for w in report["warnings"])
+    # the same model on both sides is labelled once
+    text = invoke(log, log, "--score-a", "match", "--score-b", "includes",
+                  "--allow-different-scorers")
+    assert "m (A) vs m (B)" in text.stdout and "(A) (A)" not in text.stdout
+
+
+def test_status_and_errored_samples_in_text_markdown_and_json(tmp_path: Path) -> None:
+    a = inspect_json(tmp_path / "a.json", OUT_A, status="cancelled", errored=frozenset({3}))
+    b = inspect_json(tmp_path / "b.json", OUT_B, model="m2")
+    text = invoke(a, b)
+    assert text.exit_code == 0, text.stderr
+    assert "status cancelled" in text.stdout  # the run line of the alignment
+    warnings = text.stdout.split("Warnings:")[1]
+    assert "did not complete: its status is cancelled" in warnings
+    assert "1 sample that errored: 1 item counted with the score the harness gave, 1 of" \
+        in " ".join(warnings.split())
+    markdown = invoke(a, b, "--format", "markdown")
+    assert "did not complete" in markdown.stdout
+    report = json.loads(invoke(a, b, "--format", "json").stdout)
+    run = report["alignment"]["runs"]["a"]
+    assert (run["status"], run["errored"], run["errored_counted"]) == ("cancelled", 1, 1)
+    assert _report_validator().is_valid(report)  # type: ignore[attr-defined]
+
+
+def test_renamed_lm_eval_files_and_tasks_from_directories(tmp_path: Path) -> None:
+    a = lm_eval_file(tmp_path / "samples_new.jsonl", [(i, float(i % 3 != 0)) for i in range(50)])
+    b = lm_eval_file(tmp_path / "samples_old.jsonl", [(i, float(i % 4 != 0)) for i in range(50)])
+    result = invoke(a, b, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["table"]["b"] == sum(1 for i in range(50) if i % 3 and not i % 4)
+    assert report["table"]["c"] == sum(1 for i in range(50) if not i % 3 and i % 4)
+    # two directories of two tasks: compared task by task, one pooled table
+    for side, mod in (("A", 3), ("B", 4)):
+        (tmp_path / side).mkdir()
+        for task, n in (("boolq", 40), ("piqa", 25)):
+            lm_eval_file(tmp_path / side / f"samples_{task}_2026-01-0{mod}T00-00-00.000001.jsonl",
+                         [(i, float(i % mod != 0)) for i in range(n)])
+    pooled = invoke(tmp_path / "A", tmp_path / "B", "--format", "json")
+    assert pooled.exit_code == 0, pooled.stderr
+    strata = json.loads(pooled.stdout)["alignment"]["strata"]
+    assert [s["task"] for s in strata] == ["boolq", "piqa"]
+    one = invoke(tmp_path / "A", tmp_path / "B", "--task", "piqa", "--format", "json")
+    piqa = json.loads(one.stdout)
+    assert piqa["alignment"]["strata"] is None
+    assert {k: piqa["table"][k] for k in "abcd"} == {k: strata[1][k] for k in "abcd"}
+    assert json.loads(pooled.stdout)["table"]["n"] == 65
+    assert "Compared task by task (2 tasks" in invoke(tmp_path / "A", tmp_path / "B").stdout
+    bad = invoke(tmp_path / "A", tmp_path / "B", "--task", "nope")
+    assert bad.exit_code == 2 and "'nope' not in this directory" in bad.stderr
+
+
+def test_different_id_and_score_columns_per_file(tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("question,ok\nq1,1\nq2,0\nq3,1\n")
+    (tmp_path / "b.csv").write_text("qid,passed\nq3,0\nq1,1\nq2,1\n")
+    result = invoke(tmp_path / "a.csv", tmp_path / "b.csv", "--id-a", "question", "--id-b",
+                    "qid", "--score-a", "ok", "--score-b", "passed", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert tuple(json.loads(result.stdout)["table"][k] for k in "abcd") == (1, 1, 1, 0)
+    missing = invoke(tmp_path / "a.csv", tmp_path / "b.csv")
+    assert missing.exit_code == 2 and "choose one with --id COLUMN" in missing.stderr
+
+
+def test_messages_name_flags_and_plurals(tmp_path: Path) -> None:
+    (tmp_path / "a.csv").write_text("id,score\nq1,1\n")
+    (tmp_path / "b.csv").write_text("id,score\nq1,0.4\nq2,1\n")
+    result = invoke(tmp_path / "a.csv", tmp_path / "b.csv")
+    assert "1 item not in" in result.stderr and "--on-missing intersect" in result.stderr
+    assert "1 score is not 0/1" in result.stderr and "--threshold T" in result.stderr
+    one = invoke(tmp_path / "a.csv", tmp_path / "a.csv", "--names", "x,y")
+    assert "1 item matched" in one.stdout and "1 record, 1 item" in one.stdout
+    path = next((DATA / "lmeval_filters").glob("*.jsonl"))
+    filters = invoke(path, path)
+    assert "choose one with --filter NAME" in filters.stderr
+
+
+def test_prediction_files_without_truth_get_a_hint() -> None:
+    g = DATA / "generic"
+    result = invoke(g / "pred_a.csv", g / "pred_b.jsonl")
+    assert result.exit_code == 2
+    assert "looks like predicted labels" in result.stderr and "--truth LABELS" in result.stderr
+    assert "--truth" in invoke().stderr
+
+
+def test_missing_extra_names_the_install(monkeypatch: pytest.MonkeyPatch,
+                                         tmp_path: Path) -> None:
+    import builtins
+
+    pytest.importorskip("pyarrow")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    for name, scores in (("a.parquet", [1, 0]), ("b.parquet", [1, 1])):
+        pq.write_table(pa.table({"id": ["q1", "q2"], "score": scores}), tmp_path / name)
+    real = builtins.__import__
+
+    def no_frames(name: str, *args: object, **kwargs: object) -> object:
+        if name.split(".")[0] in ("pyarrow", "duckdb"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real(name, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(builtins, "__import__", no_frames)
+    result = invoke(tmp_path / "a.parquet", tmp_path / "b.parquet")
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    assert "pip install 'mcnemar[frames]'" in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_archive_over_the_inflate_budget_or_corrupt_is_bad_input(tmp_path: Path) -> None:
+    import zipfile
+
+    big = tmp_path / "big.eval"
+    with zipfile.ZipFile(big, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("header.json", json.dumps({"version": 2, "status": "success",
+                                              "eval": {"task": "t", "model": "m"}}))
+        z.writestr("summaries.json", json.dumps(
+            [{"id": i, "epoch": 1, "scores": {"match": {"value": "C"}}, "input": " " * 3000}
+             for i in range(1000)]))
+    result = invoke(big, big, "--max-inflated-mb", "1")
+    assert result.exit_code == ExitCode.BAD_INPUT
+    assert str(big) in result.stderr and "read budget of 1 MB" in result.stderr
+    assert "raise the budget with --max-inflated-mb MB" in result.stderr
+    assert invoke(big, big, "--max-inflated-mb", "50").exit_code == 0
+    corrupt = tmp_path / "corrupt.eval"
+    corrupt.write_bytes(big.read_bytes()[: big.stat().st_size // 2])
+    bad = invoke(corrupt, big)
+    assert bad.exit_code == ExitCode.BAD_INPUT and "internal error" not in bad.stderr
+    assert str(corrupt) in bad.stderr
+    assert invoke(big, big, "--max-inflated-mb", "0").exit_code == ExitCode.BAD_INPUT

@@ -239,10 +239,10 @@ def compare(
     from mcnemar.io._progress import activity
 
     ids = _ids(id_columns)
-    for given, flag, plain in ((id_a, "--id-a", "--id"), (id_b, "--id-b", "--id"),
-                               (score_a, "--score-a", "--score"),
-                               (score_b, "--score-b", "--score")):
-        if given and (id_columns if plain == "--id" else score):
+    for per_side, flag, plain in ((id_a, "--id-a", "--id"), (id_b, "--id-b", "--id"),
+                                  (score_a, "--score-a", "--score"),
+                                  (score_b, "--score-b", "--score")):
+        if per_side and (id_columns if plain == "--id" else score):
             raise McNemarError(f"{flag} and {plain} both given; use {plain} for both files "
                                f"or {flag} and its pair for each file")
     limits = None

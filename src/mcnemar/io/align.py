@@ -509,7 +509,8 @@ def _binarise(values: np.ndarray, threshold: float | None, where: str, what: str
             n = int(nonbinary.sum())
             examples = ", ".join(f"{v:g}" for v in np.unique(values[nonbinary])[:SHOW])
             problems.append(
-                f"{where}: {n} {what} {'is' if n == 1 else 'are'} not 0/1 (e.g. {examples}); "
+                f"{where}: {n} {what.rstrip('s') if n == 1 else what} "
+                f"{'is' if n == 1 else 'are'} not 0/1 (e.g. {examples}); "
                 f"pass {THRESHOLD_HINT} to count score >= T as a pass"
             )
         return values
