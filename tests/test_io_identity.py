@@ -158,7 +158,7 @@ def test_errored_samples_without_a_score_are_refused_or_dropped_visibly(
     outcomes[5] = None  # errored, never scored
     a = read_run(inspect_log(tmp_path / "a.json", outcomes, errored={5}))
     b = read_run(inspect_log(tmp_path / "b.json", B_OUT))
-    with pytest.raises(AlignmentError, match="1 item has no score .*1 of them errored"):
+    with pytest.raises(AlignmentError, match=r"1 item has no score .*1 of them errored"):
         align(a, b)
     al = align(a, b, on_missing="intersect")
     kept = {k: v for k, v in A01.items() if k != 5}
@@ -242,7 +242,7 @@ def test_lm_eval_doc_hash_must_agree(tmp_path: Path) -> None:
 def test_lm_eval_tasks_named_differently_are_refused(tmp_path: Path) -> None:
     a = lm_file(tmp_path / "a" / "samples_arc_easy_2026-01-01T00-00-00.000001.jsonl", LM_A)
     b = lm_file(tmp_path / "b" / "samples_hellaswag_2026-01-01T00-00-00.000001.jsonl", LM_B)
-    with pytest.raises(McNemarError, match="task 'arc_easy' in A .* 'hellaswag' in B"):
+    with pytest.raises(McNemarError, match=r"task 'arc_easy' in A .* 'hellaswag' in B"):
         align(read_run(a), read_run(b))
 
 
@@ -268,7 +268,7 @@ def test_several_tasks_pooled_table_is_the_sum_of_independent_per_task_tables(
         tmp_path: Path) -> None:
     da = _task_dir(tmp_path / "a", TASKS_A, "2026-01-01T00-00-00.000001")
     db = _task_dir(tmp_path / "b", TASKS_B, "2026-02-01T00-00-00.000001")
-    with pytest.raises(InputFileError, match="several filters.*choose one with filter=NAME"):
+    with pytest.raises(InputFileError, match=r"several filters.*choose one with filter=NAME"):
         read_run(da)
     run_a = read_run(da, filter="strict-match")
     ident = run_a.identity
