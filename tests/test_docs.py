@@ -34,8 +34,9 @@ in the source, counted by :func:`test_skip_markers_are_explained`):
 Run ``pytest tests/test_docs.py`` (or ``make docs-check``) after any change to the report's
 wording: the failure shows the block (file and line) and a diff of the expected and actual
 output. ``MCNEMAR_DOCS_UPDATE=1 pytest tests/test_docs.py`` (``make docs-update``) instead
-rewrites every shown output of ``console`` and ``python``/``text`` blocks with what the code
-prints now (keeping a final ``...``); review the change with ``git diff`` before committing it.
+rewrites every shown output of ``console``, ``python``/``text`` and ``pycon`` blocks with what
+the code prints now (keeping a final ``...``); an example that raises is not rewritten and
+still fails. Review the change with ``git diff`` before committing it.
 """
 
 from __future__ import annotations
@@ -185,13 +186,35 @@ def run_python(block: Block, namespace: dict[str, Any]) -> None:
         compare_output(out.text, buffer.getvalue(), out.where, span)
 
 
+class _Runner(doctest.DocTestRunner):
+    """A doctest runner that also records what each failing example printed."""
+
+    def __init__(self) -> None:
+        super().__init__(optionflags=doctest.ELLIPSIS)
+        self.got: list[tuple[doctest.Example, str]] = []
+
+    def report_failure(self, out: Any, test: doctest.DocTest, example: doctest.Example,
+                       got: str) -> None:
+        self.got.append((example, got))
+        super().report_failure(out, test, example, got)
+
+
 def run_pycon(block: Block, namespace: dict[str, Any]) -> None:
     test = doctest.DocTestParser().get_doctest(block.text, namespace, block.where,
                                                str(block.path), block.line)
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    runner = _Runner()
     report: list[str] = []
     runner.run(test, out=report.append, clear_globs=False)
     namespace.update(test.globs)  # DocTest ran on a copy of the namespace
+    if UPDATE and runner.got and len(runner.got) == runner.failures:
+        for example, got in runner.got:
+            # the expected output follows the example's source lines in the block body
+            start = block.line + example.lineno + example.source.count("\n")
+            end = start + example.want.count("\n")
+            indent = " " * example.indent
+            lines = [indent + line if line else line for line in got.splitlines()]
+            FIXES.setdefault(block.path, []).append(Fix(start, end, lines))
+        return
     if runner.failures:
         pytest.fail(f"{block.where}: doctest failed:\n" + "".join(report), pytrace=False)
 
@@ -297,6 +320,13 @@ def scratch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.parametrize("page", PAGES, ids=_page_id)
 def test_page_examples_run(page: Path, scratch: Path) -> None:
+    try:
+        run_page(page)
+    finally:
+        apply_fixes(page)
+
+
+def run_page(page: Path) -> None:
     namespace: dict[str, Any] = {"__name__": "__docs__"}
     skipped: list[str] = []
     for block in parse_blocks(page):
@@ -321,7 +351,6 @@ def test_page_examples_run(page: Path, scratch: Path) -> None:
             run_console(block)
     if skipped:
         print(f"{_page_id(page)}: {len(skipped)} block(s) not run: " + "; ".join(skipped))
-    apply_fixes(page)
 
 
 def apply_fixes(page: Path) -> None:
@@ -416,19 +445,23 @@ def test_update_mode_rewrites_shown_outputs(
     page.write_text(
         "# t\n\n```console\n$ mcnemar power --mde --n 500 --discordance 0.12\nold words\n"
         "$ mcnemar test --b 17 --c 3\nMcNemar analysis: A vs B\nold line\n...\n```\n\n"
-        "```python\nprint(1 + 1)\n```\n\n```text\n3\n```\n"
+        "```python\nprint(1 + 1)\n```\n\n```text\n3\n```\n\n"
+        "```pycon\n>>> x = 2\n>>> for i in range(2):\n...     print(x + i)\n5\n6\n"
+        ">>> x\n2\n```\n"
     )
     monkeypatch.setitem(globals(), "UPDATE", True)
     blocks = parse_blocks(page)
     run_console(blocks[0])
     run_python(blocks[1], {})
+    run_pycon(blocks[2], {})
     apply_fixes(page)
     fixed = page.read_text()
     assert "old words" not in fixed and "has 80% power to detect" in fixed
     # as many lines as were shown before the "...", then the "..." kept
     assert "$ mcnemar test --b 17 --c 3\nMcNemar analysis: A vs B\n\n...\n```" in fixed
-    assert fixed.count("...") == 1 and "```text\n2\n```" in fixed
+    assert fixed.count("...") == 2 and "```text\n2\n```" in fixed
+    assert "...     print(x + i)\n2\n3\n>>> x\n2\n```" in fixed
     monkeypatch.setitem(globals(), "UPDATE", False)
-    for block in parse_blocks(page):  # the rewritten page now passes
-        (run_console if block.lang == "console" else run_python)(block, *(
-            [] if block.lang == "console" else [{}]))
+    run_console(parse_blocks(page)[0])  # the rewritten page now passes
+    run_python(parse_blocks(page)[1], {})
+    run_pycon(parse_blocks(page)[2], {})
