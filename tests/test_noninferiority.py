@@ -27,6 +27,8 @@ import mpmath
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from mcnemar import McNemarError, PairedTable, analyze
 from mcnemar.cli import main
@@ -473,3 +475,31 @@ def test_package_exports_stay_functions_after_the_module_is_imported() -> None:
 
     assert callable(mcnemar.noninferiority) and callable(mcnemar.equivalence)
     assert mcnemar.noninferiority([[5, 1], [2, 3]], 0.1).margin == 0.1
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    a=st.integers(0, 60), b=st.integers(0, 60), c=st.integers(0, 60), d=st.integers(0, 60),
+    margin=st.floats(0.0005, 0.999), alpha=st.sampled_from([0.01, 0.025, 0.05, 0.2]),
+)
+def test_duality_property(a: int, b: int, c: int, d: int, margin: float, alpha: float) -> None:
+    if a + b + c + d == 0:
+        return
+    ci = difference_interval(a, b, c, d, confidence_level=1 - 2 * alpha, method="tango")
+    assume(abs(ci.low + margin) > 1e-9 and abs(ci.high - margin) > 1e-9)
+    r = noninferiority([[a, b], [c, d]], margin, alpha=alpha)
+    assert r.noninferior == (ci.low > -margin)
+    e = equivalence([[a, b], [c, d]], margin, alpha=alpha)
+    assert e.equivalent == (ci.low > -margin and ci.high < margin)
+
+
+def test_clustered_items_get_a_warning_with_a_margin() -> None:
+    from mcnemar.clustering import clustered_from_outcomes
+
+    rng = np.random.default_rng(3)
+    clusters = np.repeat(np.arange(40), 10)
+    ya = rng.random(400) < 0.8
+    yb = rng.random(400) < 0.8
+    cl = clustered_from_outcomes(ya, yb, clusters)
+    rep = analyze(PairedTable.from_outcomes(ya, yb), clustered=cl, margin=0.05)
+    assert any("treats the items as independent" in w for w in rep.warnings)
