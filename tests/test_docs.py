@@ -465,3 +465,40 @@ def test_update_mode_rewrites_shown_outputs(
     run_console(parse_blocks(page)[0])  # the rewritten page now passes
     run_python(parse_blocks(page)[1], {})
     run_pycon(parse_blocks(page)[2], {})
+
+
+# ----------------------------------------------------------------------------- references
+
+REFERENCES_PAGE = DOCS / "references.md"
+_REF_SECTION = re.compile(r"^[ \t]*References\n[ \t]*-{5,}\n(?P<body>.*?)(?=\n[ \t]*\n[ \t]*"
+                          r"[A-Z][a-z]+\n[ \t]*-{5,}|\"\"\"|\Z)", re.S | re.M)
+_YEAR = re.compile(r"\((?P<year>(?:19|20)\d\d)[a-z]?\)")
+_SURNAME = re.compile(r"[A-ZÀ-Ý][a-zà-ÿ'-]{2,}")
+
+
+def cited_references() -> set[tuple[str, str]]:
+    """(surname, year) of every entry of the References sections in src/mcnemar docstrings.
+
+    The surname is the last capitalised word before the entry's parenthesised year, i.e. one
+    of its authors (initials and short particles are skipped).
+    """
+    cited: set[tuple[str, str]] = set()
+    for module in sorted((ROOT / "src" / "mcnemar").rglob("*.py")):
+        for section in _REF_SECTION.finditer(module.read_text(encoding="utf-8")):
+            body = section["body"]
+            for year in _YEAR.finditer(body):
+                names = _SURNAME.findall(body[max(0, year.start() - 80):year.start()])
+                if names:
+                    cited.add((names[-1], year["year"]))
+    return cited
+
+
+def test_every_cited_reference_is_on_the_references_page() -> None:
+    cited = cited_references()
+    assert len(cited) >= 30, "the References sections were not found in the docstrings"
+    text = REFERENCES_PAGE.read_text(encoding="utf-8")
+    # one entry per list item or table row (a list item may wrap onto following lines)
+    entries = re.split(r"\n(?=- |\| )", text)
+    missing = sorted((name, year) for name, year in cited
+                     if not any(name in entry and year in entry for entry in entries))
+    assert not missing, f"cited in src/mcnemar but not listed in docs/references.md: {missing}"
