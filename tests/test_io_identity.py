@@ -386,3 +386,26 @@ def test_a_run_without_a_task_name_against_several_tasks_needs_task() -> None:
 def test_status_must_be_one_of_the_statuses() -> None:
     with pytest.raises(McNemarError, match="status='done' is not valid"):
         RunIdentity(status="done")
+
+
+def test_the_web_upload_gets_the_same_identity_checks(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from mcnemar.web.app import create_app
+
+    a = inspect_log(tmp_path / "a.json", A_OUT)
+    b = inspect_log(tmp_path / "b.json", B_OUT, task="other_task")
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    files = {"file_a": ("a.json", a.read_bytes()), "file_b": ("b.json", b.read_bytes())}
+    response = client.post("/api/v1/compare", files=files)
+    assert response.status_code == 422
+    body = response.text
+    assert "'arith'" in body and "'other_task'" in body and "different tasks" in body
+    same = inspect_log(tmp_path / "c.json", B_OUT, status="cancelled")
+    files = {"file_a": ("a.json", a.read_bytes()), "file_b": ("c.json", same.read_bytes())}
+    ok = client.post("/api/v1/compare", files=files)
+    assert ok.status_code == 200, ok.text
+    report = ok.json()
+    assert report["alignment"]["runs"]["b"]["status"] == "cancelled"
+    assert any("did not complete" in w for w in report["warnings"])

@@ -219,7 +219,8 @@ class AlignmentSummary:
         for label, run in (("A", self.run_a), ("B", self.run_b)):
             ident = run.identity
             if ident.status is not None and ident.status != "complete":
-                detail = f" ({ident.status_detail})" if ident.status_detail else ""
+                detail = (f" ({ident.status_detail})" if ident.status_detail
+                          and ident.status_detail != ident.status else "")
                 out.append(f"run {label} ({run.name}) did not complete: its status is "
                            f"{ident.status}{detail}; its results may not cover every item")
             if ident.errored:
