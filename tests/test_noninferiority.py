@@ -503,3 +503,42 @@ def test_clustered_items_get_a_warning_with_a_margin() -> None:
     cl = clustered_from_outcomes(ya, yb, clusters)
     rep = analyze(PairedTable.from_outcomes(ya, yb), clustered=cl, margin=0.05)
     assert any("treats the items as independent" in w for w in rep.warnings)
+
+
+# Tango's score intervals as published (Tango 1998's example with an off-diagonal zero, at 90%;
+# Agresti & Min 2005; Fagerland et al. 2014; Chang 2024; Tang et al. 2010), as encoded in the
+# test-suite of the R package ratesci (petelaud/ratesci, tests/testthat/test3.R, pairbinci
+# with skew = FALSE, bcf = FALSE); a, b, c, d, level, low, high to 3 or 4 decimals.
+PUBLISHED_TANGO = [
+    ((43, 0, 1, 0), 0.90, -0.096, 0.037, 3),
+    ((4, 9, 3, 16), 0.95, -0.027, 0.390, 3),
+    ((53, 16, 8, 9), 0.95, -0.020, 0.207, 3),
+    ((1, 1, 7, 12), 0.95, -0.517, -0.026, 3),
+    ((7, 25, 2, 68), 0.95, 0.139, 0.321, 3),
+    ((8, 3, 1, 2), 0.95, -0.1670, 0.4327, 4),
+]
+
+
+@pytest.mark.parametrize(("cells", "level", "low", "high", "digits"), PUBLISHED_TANGO)
+def test_published_tango_intervals_and_the_matching_noninferiority_verdicts(
+    cells: tuple[int, int, int, int], level: float, low: float, high: float, digits: int
+) -> None:
+    a, b, c, d = cells
+    alpha = (1 - level) / 2
+    r = noninferiority([[a, b], [c, d]], 0.5, alpha=alpha)
+    ci = r.confidence_interval()
+    assert (round(ci.low, digits), round(ci.high, digits)) == (low, high)
+    # -margin on either side of the published lower limit (half a unit of its last digit away):
+    # shown when -margin lies below the limit, not shown when above it
+    step = 0.5 * 10.0**-digits
+    if -1 < low - step < 0:
+        assert noninferiority([[a, b], [c, d]], -(low - step), alpha=alpha).noninferior is True
+    if -1 < low + step < 0:
+        assert noninferiority([[a, b], [c, d]], -(low + step), alpha=alpha).noninferior is False
+
+
+def test_tango_example_with_a_ten_point_margin() -> None:
+    # 44 pairs, one discordant (Tango 1998): the 90% interval [-0.0957, 0.0365] lies above
+    # -0.1, so non-inferiority with a 10-point margin is shown at alpha = 0.05; not at 9 points.
+    assert noninferiority([[43, 0], [1, 0]], 0.10).noninferior is True
+    assert noninferiority([[43, 0], [1, 0]], 0.09).noninferior is False
