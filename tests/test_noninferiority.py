@@ -4,9 +4,10 @@ version, planning, the report section and the CLI gates.
 References checked against:
 - Tango (1998)'s formula for Z, re-derived here in mpmath (60 digits) from the formula as
   printed (A = 2N, B = -b - c + (2N - b + c) d0, C = -c d0 (1 - d0));
-- the duality with the project's Tango interval (tests/data/published.csv, the same file as
-  /work/shared/reference/published.csv, and random tables), whose values are checked against
-  contingencytables in tests/test_intervals.py;
+- the duality with the project's Tango interval (every table of tests/data/published.csv and
+  random tables, also as a hypothesis property), and published Tango intervals (Tango 1998's
+  own example and four others, as encoded in the ratesci test-suite) with the verdicts either
+  side of their lower limits;
 - a direct, slow enumeration of every table with exact trinomial probabilities (mpmath) for
   the exact unconditional test, N <= 30;
 - the exact size of the unconditional test (a property of Berger-Boos p-values);
