@@ -69,6 +69,7 @@ docs-update: $(VENV)/.test
 
 # Regenerate the figures under docs/img/ (web calculator screenshots through Chromium, plots).
 docs-figures: $(VENV)/.test browser
+	$(PY) -m pip install -q -e ".[examples]"
 	$(PY) scripts/make_docs_figures.py
 
 clean:
