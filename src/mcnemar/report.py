@@ -433,10 +433,11 @@ class Report:
         lines.append(_wrap(self.words()))
         acc = self.accuracy
         if acc is not None:
-            # Enough decimals for the two accuracies to differ wherever the difference does.
+            # Enough decimals (up to ten) for the two accuracies to differ where the difference
+            # does.
             dec = 2
             if self.difference:
-                dec = max(2, _decimals(abs(100 * self.difference)))
+                dec = max(2, min(_MAX_DECIMALS, _decimals(abs(100 * self.difference))))
             lines.append(f"Accuracy: {na} {100 * acc[0]:.{dec}f}%, {nb} {100 * acc[1]:.{dec}f}%.")
         lines += ["", "Conclusion:", _wrap(self.conclusion.text), ""]
         lines.append(f"Tests ({self.alternative}; the recommended one is marked *):")
@@ -561,31 +562,38 @@ def _wrap(text: str, indent: str = "") -> str:
     return textwrap.fill(text, width=92, subsequent_indent=indent)
 
 
+#: Beyond this many decimals a quantity in points is printed in e-notation (1.1e-14).
+_MAX_DECIMALS = 10
+
+
 def _decimals(scale: float, digits: int = 2) -> int:
     """Decimals that show a quantity of this size (in points) with ``digits`` significant
-    digits; one decimal for everyday sizes, more for the tiny differences of huge test sets."""
+    digits; one decimal for everyday sizes, more for the tiny differences of huge test sets
+    (more than ``_MAX_DECIMALS`` switches :func:`_fixed` to e-notation)."""
     if not math.isfinite(scale) or scale <= 0:
         return 1
-    return max(1, min(10, digits - 1 - math.floor(math.log10(scale))))
+    return max(1, digits - 1 - math.floor(math.log10(scale)))
 
 
-def _fixed(value: float, decimals: int, *, signed: bool) -> str:
+def _fixed(value: float, decimals: int, *, signed: bool, digits: int = 2) -> str:
     """``value`` with ``decimals`` decimals, but never a bare zero for a non-zero value.
 
-    A non-zero value that would round to zero gets two significant digits instead (in
-    e-notation below 1e-12), so that no "-0.0" or "+0.0" stands next to a verdict about a real
-    difference and no interval limit loses its sign; zero itself prints unsigned ("0.0").
+    A non-zero value that would round to zero gets ``digits`` significant digits instead, so
+    that no "-0.0" or "+0.0" stands next to a verdict about a real difference and no interval
+    limit loses its sign; zero itself prints unsigned ("0.0"). Beyond ``_MAX_DECIMALS``
+    decimals the value is printed in e-notation with ``digits`` significant digits.
     """
     if value == 0:
-        return f"{0.0:.{decimals}f}"
+        return f"{0.0:.{min(decimals, _MAX_DECIMALS)}f}"
     sign = "+" if signed else ""
-    text = f"{value:{sign}.{decimals}f}"
-    if float(text) != 0.0:
-        return text
-    need = 1 - math.floor(math.log10(abs(value)))
-    if need <= 12:
-        return f"{value:{sign}.{need}f}"
-    return f"{value:{sign}.1e}"
+    if decimals <= _MAX_DECIMALS:
+        text = f"{value:{sign}.{decimals}f}"
+        if float(text) != 0.0:
+            return text
+        decimals = digits - 1 - math.floor(math.log10(abs(value)))
+        if decimals <= _MAX_DECIMALS:
+            return f"{value:{sign}.{decimals}f}"
+    return f"{value:{sign}.{digits - 1}e}"
 
 
 def _points(x: float, decimals: int = 1) -> str:
@@ -598,7 +606,7 @@ def _size(x: float | None, digits: int = 2) -> str:
     if x is None:
         return ""
     v = abs(100 * float(x))
-    return _fixed(v, _decimals(v, digits), signed=False)
+    return _fixed(v, _decimals(v, digits), signed=False, digits=digits)
 
 
 def _points_pair(lo: float, hi: float) -> tuple[str, str]:
