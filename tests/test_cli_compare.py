@@ -54,7 +54,7 @@ def test_acceptance_three_extra_items_and_a_duplicate(thousand: tuple[Path, Path
     still = invoke(a, b, "--on-missing", "intersect")
     assert still.exit_code == ExitCode.BAD_INPUT
     assert "duplicated" in still.stderr and "items not in" not in still.stderr
-    assert "on_missing='intersect' matched 1000 items and dropped 3 (3 only in B)" in \
+    assert "--on-missing intersect matched 1000 items and dropped 3 (3 only in B)" in \
         still.stderr
 
 

@@ -72,11 +72,14 @@ class McNemarError(ValueError):
     def spelled(self, spell: Callable[[str, str], str] | None = None) -> str:
         """The message with each named argument spelled by ``spell(keyword, value)``.
 
-        Without ``spell``, arguments read ``keyword=value`` (the library's spelling).
+        Without ``spell``, arguments read ``keyword=value`` (the library's spelling), or
+        the bare keyword when the message gives no value.
         """
         def one(match: re.Match[str]) -> str:
             key, value = match.group(1), match.group(2)
-            return spell(key, value) if spell is not None else f"{key}={value}"
+            if spell is not None:
+                return spell(key, value)
+            return f"{key}={value}" if value else key
 
         return _OPTION.sub(one, self.template)
 

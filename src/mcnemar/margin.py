@@ -64,7 +64,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from mcnemar.errors import McNemarError
-from mcnemar.inference import _plain, as_table
+from mcnemar.inference import _plain, as_table, format_pvalue
 from mcnemar.intervals import ConfidenceInterval, _tango_statistic, difference_interval
 from mcnemar.table import PairedTable
 
@@ -246,7 +246,7 @@ def _unconditional_pvalue(b: int, c: int, n: int, margin: float, gamma: float) -
         raise McNemarError(
             f"the exact unconditional test with a margin is limited to N <= "
             f"{MAX_ITEMS_UNCONDITIONAL:,} items (got {n:,}); at this size the score test agrees "
-            "closely: use method='score'"
+            "closely: use method='score' (--margin-method score)"
         )
     low, high = _nuisance_interval(b + c, n, gamma)
     low = max(low, margin)
@@ -260,11 +260,14 @@ def _unconditional_pvalue(b: int, c: int, n: int, margin: float, gamma: float) -
 
 def _lower_test(
     b: FloatArray, c: FloatArray, n: FloatArray, margin: float, method: str
-) -> tuple[FloatArray, FloatArray]:
-    """(Z(-margin), p) of H0: delta <= -margin, for flat arrays of tables."""
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(Z(-margin), p, log10 p) of H0: delta <= -margin, for flat arrays of tables."""
     z = _tango_statistic(np.full(b.shape, -margin), b, c, n)
     if method == "score":
-        p = special.ndtr(-z)
+        # log Phi stays finite far into the tail, where p underflows a double.
+        log10p = np.where(n == 0, 0.0, special.log_ndtr(-z) / math.log(10.0))
+        p = np.where(n == 0, 1.0, np.exp(log10p * math.log(10.0)))
+        return np.where(n == 0, np.nan, z), p, log10p
     else:
         # One maximisation per distinct table.
         keys = np.stack([b, c, n], axis=1)
@@ -277,8 +280,8 @@ def _lower_test(
             dtype=np.float64,
         )
         p = values[np.ravel(inverse)]
-    p = np.where(n == 0, 1.0, p)
-    return np.where(n == 0, np.nan, z), np.asarray(p, dtype=np.float64)
+    p = np.asarray(np.where(n == 0, 1.0, p), dtype=np.float64)
+    return np.where(n == 0, np.nan, z), p, np.log10(p)
 
 
 def _tango_interval(table: PairedTable, level: float) -> ConfidenceInterval[Any]:
@@ -299,8 +302,8 @@ def _pct(x: float) -> str:
     return f"{100.0 * x:.4g}"
 
 
-def _ptext(p: float) -> str:
-    return f"{p:.4g}" if p >= 1e-4 else f"{p:.3g}"
+def _ptext(p: Any, log10p: Any) -> str:
+    return format_pvalue(float(p), float(log10p))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -317,6 +320,8 @@ class NonInferiorityResult:
         Tango's :math:`Z(-\Delta)` (NaN when N = 0); large values favour non-inferiority.
     pvalue : float or ndarray
         One-sided p-value of H0: :math:`\delta \le -\Delta` (1 when N = 0).
+    log10_pvalue : float or ndarray
+        Its log10, finite where the p-value underflows a double (score method).
     margin : float
         :math:`\Delta`, a proportion (0.01 = 1 accuracy point).
     method : {"score", "unconditional"}
@@ -327,6 +332,7 @@ class NonInferiorityResult:
 
     statistic: Any
     pvalue: Any
+    log10_pvalue: Any
     margin: float
     method: str
     alpha: float
@@ -377,6 +383,7 @@ class NonInferiorityResult:
             "alpha": self.alpha,
             "statistic": _plain(self.statistic),
             "pvalue": _plain(self.pvalue),
+            "log10_pvalue": _plain(self.log10_pvalue),
             "noninferior": _plain(self.noninferior),
             "difference": _plain(self.difference),
             "confidence_interval": {
@@ -394,6 +401,8 @@ class NonInferiorityResult:
                 f"{head}, alpha = {self.alpha:g}: {shown} of {np.size(self.pvalue)} tables "
                 "non-inferior; see .pvalue"
             )
+        if not np.isfinite(float(self.statistic)):
+            return f"{head}: no items, nothing to test (p = 1)"
         ci = self.confidence_interval()
         verdict = (
             f"non-inferior by the {_pct(self.margin)}-point margin"
@@ -402,7 +411,8 @@ class NonInferiorityResult:
         )
         return (
             f"{head}: Z = {float(self.statistic):.4f}, one-sided p = "
-            f"{_ptext(float(self.pvalue))} ({verdict} at alpha = {self.alpha:g}); difference "
+            f"{_ptext(self.pvalue, self.log10_pvalue)} ({verdict} at alpha = {self.alpha:g}); "
+            "difference "
             f"{100 * float(self.difference):+.4g} points, {self.confidence_level:.0%} Tango "
             f"interval [{100 * float(ci.low):+.4g}, {100 * float(ci.high):+.4g}] points"
         )
@@ -421,6 +431,8 @@ class EquivalenceResult:
         The larger of the two one-sided p-values.
     pvalue_lower, pvalue_upper : float or ndarray
         H0: :math:`\delta \le -\Delta` and H0: :math:`\delta \ge \Delta`.
+    log10_pvalue, log10_pvalue_lower, log10_pvalue_upper : float or ndarray
+        Their log10 (finite where a p-value underflows).
     statistic_lower, statistic_upper : float or ndarray
         :math:`Z(-\Delta)` and :math:`Z(\Delta)`.
     margin, method, alpha, table
@@ -429,8 +441,11 @@ class EquivalenceResult:
 
     statistic: Any
     pvalue: Any
+    log10_pvalue: Any
     pvalue_lower: Any
     pvalue_upper: Any
+    log10_pvalue_lower: Any
+    log10_pvalue_upper: Any
     statistic_lower: Any
     statistic_upper: Any
     margin: float
@@ -471,6 +486,7 @@ class EquivalenceResult:
             "alpha": self.alpha,
             "statistic": _plain(self.statistic),
             "pvalue": _plain(self.pvalue),
+            "log10_pvalue": _plain(self.log10_pvalue),
             "pvalue_lower": _plain(self.pvalue_lower),
             "pvalue_upper": _plain(self.pvalue_upper),
             "equivalent": _plain(self.equivalent),
@@ -489,6 +505,8 @@ class EquivalenceResult:
                 f"{head}, alpha = {self.alpha:g}: {shown} of {np.size(self.pvalue)} tables "
                 "equivalent; see .pvalue"
             )
+        if not np.isfinite(float(self.statistic)):
+            return f"{head}: no items, nothing to test (p = 1)"
         ci = self.confidence_interval()
         verdict = (
             f"equivalent within {describe_margin(self.margin)}"
@@ -496,8 +514,10 @@ class EquivalenceResult:
             else "equivalence not shown"
         )
         return (
-            f"{head}: p = {_ptext(float(self.pvalue))} (lower {_ptext(float(self.pvalue_lower))},"
-            f" upper {_ptext(float(self.pvalue_upper))}; {verdict} at alpha = {self.alpha:g}); "
+            f"{head}: p = {_ptext(self.pvalue, self.log10_pvalue)} (lower "
+            f"{_ptext(self.pvalue_lower, self.log10_pvalue_lower)}, upper "
+            f"{_ptext(self.pvalue_upper, self.log10_pvalue_upper)}; {verdict} at alpha = "
+            f"{self.alpha:g}); "
             f"{self.confidence_level:.0%} Tango interval [{100 * float(ci.low):+.4g}, "
             f"{100 * float(ci.high):+.4g}] points"
         )
@@ -559,10 +579,11 @@ def noninferiority(
     method = _check_method(method)
     t, b, c, n = _cells(table)
     shape = b.shape
-    z, p = _lower_test(b.ravel(), c.ravel(), n.ravel(), margin, method)
+    z, p, log10p = _lower_test(b.ravel(), c.ravel(), n.ravel(), margin, method)
     return NonInferiorityResult(
         statistic=_out(z, shape),
         pvalue=_out(p, shape),
+        log10_pvalue=_out(log10p, shape),
         margin=margin,
         method=method,
         alpha=alpha,
@@ -602,16 +623,19 @@ def equivalence(
     method = _check_method(method)
     t, b, c, n = _cells(table)
     shape = b.shape
-    z_lo, p_lo = _lower_test(b.ravel(), c.ravel(), n.ravel(), margin, method)
-    z_swap, p_hi = _lower_test(c.ravel(), b.ravel(), n.ravel(), margin, method)
+    z_lo, p_lo, lp_lo = _lower_test(b.ravel(), c.ravel(), n.ravel(), margin, method)
+    z_swap, p_hi, lp_hi = _lower_test(c.ravel(), b.ravel(), n.ravel(), margin, method)
     z_hi = -z_swap
     p = np.maximum(p_lo, p_hi)
     stat = np.minimum(z_lo, -z_hi)
     return EquivalenceResult(
         statistic=_out(stat, shape),
         pvalue=_out(p, shape),
+        log10_pvalue=_out(np.maximum(lp_lo, lp_hi), shape),
         pvalue_lower=_out(p_lo, shape),
         pvalue_upper=_out(p_hi, shape),
+        log10_pvalue_lower=_out(lp_lo, shape),
+        log10_pvalue_upper=_out(lp_hi, shape),
         statistic_lower=_out(z_lo, shape),
         statistic_upper=_out(z_hi, shape),
         margin=margin,
@@ -673,12 +697,17 @@ def margin_sentences(
     """
     na, nb = names
     margin = describe_margin(ni.margin)
+    if not math.isfinite(float(ni.statistic)):
+        return (
+            f"Non-inferiority not shown for the {_pct(ni.margin)}-point margin: there are no "
+            "items to test."
+        )
     ci = ni.confidence_interval()
     low, high = float(ci.low), float(ci.high)
     level = f"{ni.confidence_level:.0%}"
     interval = f"the {level} Tango interval for {na} - {nb}, {_interval_text(low, high, ni.margin)}"
     test = "one-sided score test" if ni.method == "score" else "one-sided exact unconditional test"
-    p = _ptext(float(ni.pvalue))
+    p = _ptext(ni.pvalue, ni.log10_pvalue)
     if ni.method == "score" and math.isfinite(low):
         where = (
             "lies above" if low > -ni.margin else "ends at" if low == -ni.margin
@@ -700,7 +729,7 @@ def margin_sentences(
             + f", so the data cannot rule out that {na} is worse than {nb} by {margin} or more."
         )
     if eq is not None:
-        both = f"larger one-sided p = {_ptext(float(eq.pvalue))}"
+        both = f"larger one-sided p = {_ptext(eq.pvalue, eq.log10_pvalue)}"
         inside = low > -eq.margin and high < eq.margin
         band = f"(-{_pct(eq.margin)}, +{_pct(eq.margin)}) points"
         if eq.equivalent:
@@ -737,7 +766,8 @@ def _ni_line(ni: NonInferiorityResult, names: tuple[str, str]) -> str:
     )
     return (
         f"H0: {na} is worse than {nb} by {describe_margin(ni.margin)} or more; {ni.name}: "
-        f"Z = {float(ni.statistic):.4f}, one-sided p = {_ptext(float(ni.pvalue))}: {verdict} "
+        f"Z = {float(ni.statistic):.4f}, one-sided p = {_ptext(ni.pvalue, ni.log10_pvalue)}: "
+        f"{verdict} "
         f"at alpha = {ni.alpha:g}."
     )
 
@@ -751,9 +781,9 @@ def _eq_line(eq: EquivalenceResult, names: tuple[str, str]) -> str:
     )
     return (
         f"H0: {na} and {nb} differ by {describe_margin(eq.margin)} or more; two one-sided "
-        f"{eq.name}s: p = {_ptext(float(eq.pvalue_lower))} ({na} not worse), "
-        f"{_ptext(float(eq.pvalue_upper))} ({na} not better); larger p = "
-        f"{_ptext(float(eq.pvalue))}: {verdict} at alpha = {eq.alpha:g}."
+        f"{eq.name}s: p = {_ptext(eq.pvalue_lower, eq.log10_pvalue_lower)} ({na} not worse), "
+        f"{_ptext(eq.pvalue_upper, eq.log10_pvalue_upper)} ({na} not better); larger p = "
+        f"{_ptext(eq.pvalue, eq.log10_pvalue)}: {verdict} at alpha = {eq.alpha:g}."
     )
 
 
@@ -761,6 +791,8 @@ def margin_lines(
     ni: NonInferiorityResult, eq: EquivalenceResult | None, names: tuple[str, str]
 ) -> list[str]:
     """Plain-text lines of the report section (also used, as bullets, in markdown)."""
+    if not math.isfinite(float(ni.statistic)):
+        return [f"No items: nothing to test against the margin of {describe_margin(ni.margin)}."]
     ci = ni.confidence_interval()
     lines = [
         _ni_line(ni, names),

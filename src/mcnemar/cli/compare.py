@@ -39,7 +39,7 @@ _FLAGS = {
     "allow_different_tasks": "--allow-different-tasks",
     "allow_different_scorers": "--allow-different-scorers", "limits": "--max-inflated-mb",
     "names": "--names", "alternative": "--alternative", "alpha": "--alpha",
-    "confidence_level": "--confidence-level",
+    "confidence_level": "--confidence-level", "progress": "--progress",
 }
 
 _NO_RUNS = ("compare takes two run files RUN_A RUN_B (for prediction files, add the true "
@@ -48,12 +48,14 @@ _NO_RUNS = ("compare takes two run files RUN_A RUN_B (for prediction files, add 
 
 def _spell(keyword: str, value: str) -> str:
     """A keyword named in a library message, as the flag a user types here."""
-    flag = _FLAGS.get(keyword, "--" + keyword.replace("_", "-"))
+    flag = _FLAGS.get(keyword)
+    if flag is None:  # a keyword of the library that this command has no flag for
+        return f"{keyword}={value}" if value else keyword
     if keyword == "limits":
         return f"{flag} MB"
     if value in ("True", ""):
         return flag
-    return f"{flag} {value.strip(chr(39))}"
+    return f"{flag} {value.replace(chr(39), '')}"
 
 
 def _spelled_for_the_command_line(func: Any) -> Any:

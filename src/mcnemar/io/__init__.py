@@ -10,6 +10,7 @@ module                     holds
 :mod:`.inspect_log`        Inspect AI logs, ``.eval`` archives and ``.json``
 :mod:`.openai_evals`       OpenAI evals JSONL (``match`` events)
 :mod:`.helm`               HELM ``per_instance_stats.json``
+:mod:`.identity`           :class:`RunIdentity` (task, scorer, status) and the checks before pairing
 :mod:`.align`              :func:`align`, :func:`align_many`, :class:`Alignment`
 :mod:`.frames`             :func:`table_from_frames`, :func:`table_from_long_frame`
 =========================  ===========================================================
@@ -35,13 +36,16 @@ from mcnemar.io._run import RunResults, score_to_float
 from mcnemar.io.align import Alignment, AlignmentSummary, RunSummary, align, align_many
 from mcnemar.io.detect import FORMATS, detect_format
 from mcnemar.io.generic import read_long
+from mcnemar.io.identity import RunIdentity, TaskIdentity
 
 __all__ = [
     "FORMATS",
     "Alignment",
     "AlignmentSummary",
+    "RunIdentity",
     "RunResults",
     "RunSummary",
+    "TaskIdentity",
     "align",
     "align_many",
     "detect_format",

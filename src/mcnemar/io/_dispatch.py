@@ -98,8 +98,8 @@ def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunRe
     if unknown:
         valid = sorted(k for k in accepted if k not in ("path", "format"))
         raise McNemarError(
-            f"option(s) {', '.join(unknown)} do not apply to {fmt} files ({p}); "
-            f"valid options: {', '.join(valid)}"
+            f"option(s) {', '.join(option(k) for k in unknown)} do not apply to {fmt} files "
+            f"({p}); valid options: {', '.join(option(k) for k in valid)}"
         )
     try:
         run = reader(p, **given)

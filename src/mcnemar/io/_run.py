@@ -257,8 +257,13 @@ def iter_json_lines(path: Path, *, progress: bool | None = None) -> Iterator[tup
     """
     from mcnemar.io._progress import progress_bar
 
-    size = path.stat().st_size
-    with path.open("rb") as handle, progress_bar(path.name, size, enabled=progress) as bar:
+    try:
+        size = path.stat().st_size
+        handle = path.open("rb")
+    except OSError as exc:
+        raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
+                             path=str(path)) from None
+    with handle, progress_bar(path.name, size, enabled=progress) as bar:
         done = 0
         for number, raw in enumerate(handle, start=1):
             done += len(raw)
@@ -290,6 +295,9 @@ def load_json_document(path: Path) -> Any:
     try:
         with path.open("rb") as handle:
             return json.load(handle)
+    except OSError as exc:
+        raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
+                             path=str(path)) from None
     except json.JSONDecodeError as exc:
         raise InputFileError(
             f"not valid JSON ({exc.msg} at column {exc.colno})", path=str(path), line=exc.lineno

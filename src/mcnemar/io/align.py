@@ -72,19 +72,22 @@ def check_policies(on_missing: str, threshold: float | None, reduce: str | None)
     """Validate the alignment options (shared by files and frames)."""
     if on_missing not in ON_MISSING:
         raise McNemarError(
-            f"on_missing={on_missing!r} is not valid; use 'error' (refuse items present in one "
+            f"{option('on_missing', repr(on_missing))} is not valid; use 'error' (refuse items "
+            "present in one "
             "run only) or 'intersect' (drop them and report how many)"
         )
     if reduce is not None and reduce not in (*REDUCERS, CLUSTER):
         raise McNemarError(
-            f"reduce={reduce!r} is not valid; use None, 'mean', 'majority', 'first' or "
+            f"{option('reduce', repr(reduce))} is not valid; use None, 'mean', 'majority', "
+            "'first' or "
             "'cluster' (keep every sample and analyse the samples as clusters of one item)"
         )
     if threshold is not None:
         if isinstance(threshold, bool) or not isinstance(threshold, int | float) \
                 or not np.isfinite(threshold):
             raise McNemarError(
-                f"threshold={threshold!r} is not valid; give a finite number (e.g. 0.5: "
+                f"{option('threshold', repr(threshold))} is not valid; give a finite number "
+                "(e.g. 0.5: "
                 "scores >= 0.5 pass)"
             )
 
@@ -814,7 +817,8 @@ def intersect_note(matched: int | None, only_a: int, only_b: int, unscored: int)
     why = [f"{n} {text}" for n, text in ((only_a, "only in A"), (only_b, "only in B"),
                                          (unscored, "without a score")) if n]
     dropped = only_a + only_b + unscored
-    head = "on_missing='intersect' " + (f"matched {matched} items and " if matched is not None
+    head = option("on_missing", "'intersect'") + " " + (f"matched {matched} items and "
+                                                        if matched is not None
                                         else "")
     return head + f"dropped {dropped}" + (f" ({', '.join(why)})" if why else "")
 

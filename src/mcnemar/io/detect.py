@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from mcnemar.errors import InputFileError
+from mcnemar.errors import InputFileError, option
 
 __all__ = ["FORMATS", "detect_format"]
 
@@ -70,7 +70,7 @@ def detect_format(path: str | Path) -> str:
             return "helm"
         raise InputFileError(
             "a JSON list that is not HELM per_instance_stats.json; for generic results write "
-            "one JSON object per line (JSONL) or pass format=",
+            f"one JSON object per line (JSONL) or pass {option('format', 'NAME')}",
             path=str(p),
         )
     if text.startswith(b"{"):
@@ -91,10 +91,11 @@ def detect_format(path: str | Path) -> str:
             return "inspect"
         raise InputFileError(
             "cannot tell the format: the file starts like JSON but its first line is not a "
-            "complete object (truncated?); pass format= to choose one",
+            f"complete object (truncated?); pass {option('format', 'NAME')} to choose one",
             line=1, path=str(p),
         )
     if b"\x00" in head:
-        raise InputFileError("binary file of unknown format; pass format= to choose one",
+        raise InputFileError(f"binary file of unknown format; pass {option('format', 'NAME')} "
+                             "to choose one",
                              path=str(p))
     return "csv"

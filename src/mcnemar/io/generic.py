@@ -291,6 +291,9 @@ def _csv_rows(
         text = p.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
         raise InputFileError("not UTF-8 text", path=str(p)) from None
+    except OSError as exc:
+        raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
+                             path=str(p)) from None
     delimiter = "\t" if p.suffix.lower() in (".tsv", ".tab") else None
     if delimiter is None:
         try:

@@ -119,7 +119,7 @@ def read_helm(
             splits = ", ".join(repr(m["name"].get("split")) for m in matches)
             raise InputFileError(
                 f"{where}: stat {score!r} appears {len(matches)} times (splits {splits}); "
-                "choose one with split=NAME",
+                f"choose one with {option('split', 'NAME')}",
                 path=str(p),
             )
         value = np.nan

@@ -1103,13 +1103,10 @@ def create_app(
             try:
                 runs.append(_read(path, fmt))
             except McNemarError as exc:
-                message = _public_message(str(exc), upload, workdir)
                 if _over_budget(exc):
-                    message += (
-                        " (on this server: mcnemar serve --max-inflated-mb, "
-                        "--max-archive-members)"
-                    )
+                    message = _public_message(exc.spelled(_server_spelling), upload, workdir)
                     raise ApiError(413, message, field=field, type="too_large") from exc
+                message = _public_message(str(exc), upload, workdir)
                 raise ApiError(422, message, field=field, type="malformed_file") from exc
             except (UnicodeDecodeError, ValueError, OSError) as exc:
                 # A reader that let a low-level error escape: still the file's fault.
@@ -1172,6 +1169,13 @@ def _consume(task: asyncio.Future[Any]) -> None:
     """Retrieve the outcome of a job whose request gave up waiting (no "never retrieved")."""
     if not task.cancelled():
         task.exception()
+
+
+def _server_spelling(key: str, value: str) -> str:
+    """Spell the read budget as the server's own option in an error message."""
+    if key == "limits":
+        return "mcnemar serve --max-inflated-mb MB"
+    return f"{key}={value}"
 
 
 def _over_budget(exc: McNemarError) -> bool:

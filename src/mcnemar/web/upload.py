@@ -369,6 +369,7 @@ def check_archive_directory(path: Path, max_members: int) -> None:
 def _refuse(path: Path, count: str, limit: int) -> None:
     raise InputFileError(
         f"the archive lists {count} entries, more than the {limit} allowed (a damaged file "
-        "or a zip bomb?); if the log is genuine, raise the limit",
+        "or a zip bomb?); if the log is genuine, raise the limit with mcnemar serve "
+        "--max-archive-members N",
         path=str(path),
     )

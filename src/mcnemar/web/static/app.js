@@ -49,6 +49,14 @@
   let sequence = 0;
   let lastReport = null;
   let lastMarkdown = "";
+  /* The upload in flight, if any: { controller, names } (see "upload" below). */
+  let upload = null;
+
+  /* The library's largest count (and this calculator's largest number of items): beyond
+     2**52 the sums of cells stop being exact in double precision. BigInt, so that what is
+     typed is compared exactly, not after rounding to a double. */
+  const MAX_COUNT = 2n ** 52n;
+  const MAX_COUNT_TEXT = "2**52 = " + MAX_COUNT.toLocaleString("en-US");
 
   /* ------------------------------------------------------------------ formatting */
 
@@ -84,11 +92,31 @@
     return String(Number(x.toPrecision(digits || 4)));
   }
 
+  /* Decimals that show a quantity of this size (in points) with two significant digits:
+     one for everyday sizes, more for the tiny differences of huge test sets (the report's
+     own rule), so a non-zero difference never prints as 0.0. */
+  function decimalsFor(scale) {
+    if (!isFinite(scale) || scale <= 0) return 1;
+    return Math.max(1, 1 - Math.floor(Math.log10(scale)));
+  }
+
+  /* A difference in points, signed; "digits" decimals, or as many as its size needs. */
   function points(x, digits) {
     if (x === null || x === undefined) return "—";
     const v = x * 100;
-    const s = v.toFixed(digits === undefined ? 1 : digits);
-    return (v > 0 && Number(s) !== 0 ? "+" : "") + s;
+    if (v === 0) return "0.0";
+    const d = digits === undefined ? decimalsFor(Math.abs(v)) : digits;
+    if (d > 8) {
+      // Tiny: mantissa and power of ten rather than a row of zeros.
+      return (v > 0 ? "+" : "−") + sci(Math.log10(Math.abs(v)));
+    }
+    return (v > 0 ? "+" : "") + v.toFixed(d);
+  }
+
+  /* Both ends of an interval in points, with the decimals its width needs. */
+  function pointsPair(low, high) {
+    const d = decimalsFor(Math.abs(high - low) * 100);
+    return [points(low, d), points(high, d)];
   }
 
   function percent(x) {
@@ -187,9 +215,57 @@
   const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
   /* Numerals go as JSON numbers; anything else is sent as typed so that the server's
-     validation (the only one) can name the field and echo the value. */
+     validation can name the field and echo the value. */
   function typed(value) {
     return NUMBER_RE.test(value) ? Number(value) : value;
+  }
+
+  /* The exact value of a non-negative numeral, as a BigInt when it is a whole number
+     ({ whole: true, value }) or { whole: false } when it has a fraction; null for anything
+     else (negative numbers, text), which the server's validation answers. */
+  function exactWhole(text) {
+    const m = /^\+?(\d*)(?:\.(\d*))?(?:e([+-]?\d+))?$/i.exec(text);
+    if (!m || (m[1] || "") + (m[2] || "") === "") return null;
+    const frac = m[2] || "";
+    const digits = ((m[1] || "") + frac).replace(/^0+/, "");
+    const scale = parseInt(m[3] || "0", 10) - frac.length;
+    if (digits === "") return { whole: true, value: 0n };
+    if (scale >= 0) {
+      // Anything longer than 2**52 by far is simply "too large"; no need to build it.
+      if (digits.length + scale > 40) return { whole: true, value: 10n ** 40n };
+      return { whole: true, value: BigInt(digits) * 10n ** BigInt(scale) };
+    }
+    const cut = -scale;
+    const dropped = cut >= digits.length ? digits : digits.slice(digits.length - cut);
+    if (/[^0]/.test(dropped)) return { whole: false };
+    return { whole: true, value: cut >= digits.length ? 0n : BigInt(digits.slice(0, digits.length - cut)) };
+  }
+
+  /* What the page checks itself, because a browser's numbers cannot carry it to the server
+     intact: counts above the library's limit (2**52) and fractions a double would round
+     away. Returns { errors: [...], total } with the errors in the API's shape. */
+  function checkCounts(ids) {
+    const errors = [];
+    let total = 0n;
+    for (const id of ids) {
+      const text = $(id).value.trim();
+      if (text === "") continue;
+      const exact = exactWhole(text);
+      if (exact === null) continue;
+      if (!exact.whole) {
+        if (Number.isInteger(Number(text))) {
+          errors.push({ field: id, message: id + " must be a whole number of items; got " + text });
+        }
+        continue;
+      }
+      if (exact.value > MAX_COUNT) {
+        errors.push({ field: id, message: id + " = " + text + " is too large: counts up to " + MAX_COUNT_TEXT +
+          " are supported (beyond it, sums of counts are no longer exact)" });
+        continue;
+      }
+      total += exact.value;
+    }
+    return { errors: errors, total: total };
   }
 
   function labelOf(id) {
@@ -203,12 +279,29 @@
     return { both_right: "both right", both_wrong: "both wrong" }[id] || id;
   }
 
+  /* How a control is named in sentences ("you changed ..."). */
+  function controlName(id) {
+    return {
+      name_a: "the name of system A", name_b: "the name of system B",
+      "framing-passes": "what was counted", "framing-errors": "what was counted",
+      a: "a (both right)", b: "b", c: "c", d: "d (both wrong)",
+      only_a_wrong: "only A wrong", only_b_wrong: "only B wrong",
+      both_wrong: "both wrong", both_right: "both right",
+      alternative: "the alternative", confidence_level: "the confidence level",
+      alpha: "the significance level α",
+      example: "the counts (by picking an example)",
+    }[id] || "the inputs";
+  }
+
   function buildBody() {
     const f = framing();
     const body = { framing: f };
     for (const id of COUNT_FIELDS[f]) {
       const v = $(id).value.trim();
-      if (v !== "") body[id] = typed(v);
+      if (v === "") continue;
+      const exact = exactWhole(v);
+      // A whole number within the limit travels exactly as a JSON number.
+      body[id] = exact && exact.whole ? Number(exact.value) : typed(v);
     }
     for (const id of ["name_a", "name_b"]) {
       const v = $(id).value.trim();
@@ -225,34 +318,56 @@
 
   function schedule() {
     syncUrl();
+    updateExports();
     clearTimeout(timer);
     timer = setTimeout(run, DEBOUNCE_MS);
   }
 
-  async function run() {
+  /* Nothing to show for these inputs (a hint or an error): forget any request in flight. */
+  function withdraw() {
+    if (controller) controller.abort();
+    sequence += 1;
+    resultsEl.removeAttribute("aria-busy");
+    resultsEl.classList.add("stale");
+    updateExports();
+  }
+
+  async function run(options) {
+    const reveal = !!(options && options.reveal);
     const f = framing();
     const missing = REQUIRED[f].filter((id) => $(id).value.trim() === "");
     clearFieldErrors();
     if (missing.length) {
-      if (controller) controller.abort();
-      sequence += 1;
+      withdraw();
       setStatus(f === "passes"
         ? "Type b and c, the two disagreement counts, to see the result (a and d are optional)."
         : "Type how many items only one system got wrong, for each system, to see the result.", false);
-      resultsEl.classList.add("stale");
+      return;
+    }
+    const local = checkCounts(COUNT_FIELDS[f]);
+    if (local.errors.length) {
+      withdraw();
+      showError({ status: 422, message: local.errors[0].message, field: local.errors[0].field, errors: local.errors });
+      return;
+    }
+    if (local.total > MAX_COUNT) {
+      withdraw();
+      showError({
+        status: 422, field: null, errors: [],
+        message: "The counts add up to " + local.total.toLocaleString("en-US") + " items, more than " +
+          MAX_COUNT_TEXT + ", the largest number of items the calculator handles exactly.",
+      });
       return;
     }
     const pair = PAIRED[f].map((id) => $(id).value.trim() !== "");
     if (pair[0] !== pair[1]) {
       // Half a pair is what one sees while typing a, b, c, d in order: wait for the other.
-      if (controller) controller.abort();
-      sequence += 1;
+      withdraw();
       const [first, second] = PAIRED[f];
       const missingId = pair[0] ? second : first;
       const givenId = missingId === first ? second : first;
       setStatus("Type " + labelOf(missingId) + " too, or clear " + shortLabelOf(givenId) +
         ": the number of items needs both.", false);
-      resultsEl.classList.add("stale");
       return;
     }
     const query = stateToQuery();
@@ -260,17 +375,27 @@
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(buildBody()),
-    }, (ok) => { if (ok) reportEl.dataset.query = query; });
+    }, (ok) => {
+      if (ok) {
+        reportEl.dataset.query = query;
+        if (reveal) revealVerdict();
+      }
+    });
   }
 
-  async function request(url, init, onDone) {
+  /* One request at a time: a newer one (typing, an example, an upload) supersedes the
+     older, whose answer is then ignored. An upload brings its own AbortController, so that
+     the page can cancel it deliberately and say so (see cancelUpload). */
+  async function request(url, init, onDone, own) {
     if (controller) controller.abort();
-    controller = new AbortController();
+    controller = own || new AbortController();
+    const signal = controller.signal;
     const mine = ++sequence;
     resultsEl.setAttribute("aria-busy", "true");
+    updateExports();
     let response, payload;
     try {
-      response = await fetch(url, Object.assign({ signal: controller.signal }, init));
+      response = await fetch(url, Object.assign({ signal: signal }, init));
       payload = await response.json().catch(() => null);
     } catch (err) {
       if (err && err.name === "AbortError") return false;
@@ -278,6 +403,7 @@
       resultsEl.removeAttribute("aria-busy");
       setStatus("Cannot reach the calculator's server. Is `mcnemar serve` still running?", true);
       resultsEl.classList.add("stale");
+      updateExports();
       if (onDone) onDone(false, null);
       return false;
     }
@@ -286,6 +412,7 @@
     if (response.ok && payload && payload.schema) {
       render(payload);
       if (onDone) onDone(true, payload);
+      updateExports();
       return true;
     }
     delete reportEl.dataset.query;
@@ -293,6 +420,7 @@
       : { status: response.status, message: "The server answered " + response.status + ".", field: null, errors: [] };
     showError(error);
     if (onDone) onDone(false, error);
+    updateExports();
     return false;
   }
 
@@ -301,6 +429,7 @@
   function setStatus(message, isError) {
     statusEl.textContent = message;
     statusEl.classList.toggle("error", !!isError);
+    updateSummary();
   }
 
   function clearFieldErrors() {
@@ -329,6 +458,7 @@
     const prefix = marked ? "Please fix the marked field: " : "";
     setStatus(prefix + error.message, true);
     resultsEl.classList.add("stale");
+    updateExports();
   }
 
   /* ------------------------------------------------------------------ rendering */
@@ -353,9 +483,7 @@
     verdict.classList.toggle("not-significant", !conclusion.significant);
     $("verdict-badge").textContent = (conclusion.significant ? "Significant" : "Not significant") +
       " at α = " + fmtNum(report.alpha);
-    $("verdict-headline").textContent = conclusion.better === "a" ? names.a + " did better than " + names.b
-      : conclusion.better === "b" ? names.b + " did better than " + names.a
-      : "No clear difference between " + names.a + " and " + names.b;
+    $("verdict-headline").textContent = headlineOf(report, names);
     $("conclusion").textContent = conclusion.text || "";
     const headline = $("headline-p");
     clear(headline);
@@ -383,9 +511,37 @@
     const assumptions = $("assumptions");
     clear(assumptions);
     for (const a of report.assumptions || []) assumptions.appendChild(h("li", {}, [asText(a)]));
+    updateSummary();
   }
 
   function capitalize(s) { return s ? s.charAt(0).toUpperCase() + s.slice(1) : s; }
+
+  /* The verdict in a few words: the report's own headline (written from the same claims as
+     its conclusion). A report without one gets the same words built from its fields, so
+     that the headline never says more than the conclusion does. */
+  function headlineOf(report, names) {
+    const conclusion = report.conclusion || {};
+    if (typeof conclusion.headline === "string" && conclusion.headline) return conclusion.headline;
+    const t = report.table || {};
+    const nameOf = { a: names.a, b: names.b };
+    const otherOf = { a: names.b, b: names.a };
+    const direction = conclusion.direction !== undefined ? conclusion.direction
+      : t.b === t.c ? null : t.b > t.c ? "a" : "b";
+    const side = { greater: "a", less: "b" }[report.alternative] || null;
+    if (conclusion.better === "a" || conclusion.better === "b") {
+      return nameOf[conclusion.better] + " did better than " + otherOf[conclusion.better];
+    }
+    if (conclusion.significant) {
+      return "Significant only because α = " + fmtNum(report.alpha) + "; the data do not favour " +
+        (side ? nameOf[side] : "either system");
+    }
+    if (side && direction && direction !== side) {
+      return "No evidence that " + nameOf[side] + " is more accurate: the data favour " + nameOf[direction];
+    }
+    if ((t.b || 0) + (t.c || 0) === 0) return names.a + " and " + names.b + " never disagree on these items";
+    if (side) return "No clear evidence that " + nameOf[side] + " is more accurate than " + otherOf[side];
+    return "No clear difference between " + names.a + " and " + names.b;
+  }
 
   function shortTestName(key, name) {
     return { exact: "exact", midp: "mid-p", asymptotic: "chi-square", corrected: "corrected chi-square" }[key] || name;
@@ -441,18 +597,28 @@
     const recommended = diff.recommended_interval;
     const intervals = diff.intervals || {};
     const level = Math.round((diff.confidence_level || report.confidence_level) * 1000) / 10;
+    /* The limits of one interval in points: the report's own text when it has one, else
+       with the decimals the interval's width needs. */
+    function limitsText(key) {
+      const given = diff.interval_texts && diff.interval_texts[key];
+      if (Array.isArray(given) && given.length === 2 && given[0] !== null && given[1] !== null) return given;
+      const iv = intervals[key];
+      if (!iv || iv.low === null || iv.high === null) return ["—", "—"];
+      return pointsPair(iv.low, iv.high);
+    }
     const p = $("diff-estimate");
     clear(p);
     if (est === null || est === undefined) {
       p.textContent = "The difference in accuracy needs the number of items: give a (both right) and d (both wrong) as well.";
     } else {
       const rec = intervals[recommended];
+      const recText = limitsText(recommended);
       p.append(
         names.a + " minus " + names.b + ": ",
-        h("strong", {}, [points(est) + " points"]),
+        h("strong", {}, [(diff.estimate_text || points(est)) + " points"]),
         acc && acc.a !== null && acc.a !== undefined ? " (" + percent(acc.a) + " vs " + percent(acc.b) + ")" : "",
         rec && rec.low !== null ? "; " + level + "% " + (INTERVAL_LABELS.difference[recommended] || recommended) + " interval " : "",
-        rec && rec.low !== null ? h("strong", { id: "recommended-interval" }, ["[" + points(rec.low) + ", " + points(rec.high) + "]"]) : "",
+        rec && rec.low !== null ? h("strong", { id: "recommended-interval" }, ["[" + recText[0] + ", " + recText[1] + "]"]) : "",
         rec && rec.low !== null ? " points." : "."
       );
     }
@@ -466,10 +632,11 @@
     const body = document.querySelector("#ci-table tbody");
     clear(body);
     for (const r of rows) {
+      const texts = limitsText(r.key);
       body.appendChild(h("tr", { class: r.key === recommended ? "recommended" : null, "data-interval": r.key }, [
         h("td", {}, [r.label, r.key === recommended ? h("span", { class: "tag" }, ["recommended"]) : null]),
-        h("td", { class: "num" }, [r.low === null ? "—" : points(r.low / 100, 1)]),
-        h("td", { class: "num" }, [r.high === null ? "—" : points(r.high / 100, 1)]),
+        h("td", { class: "num" }, [texts[0]]),
+        h("td", { class: "num" }, [texts[1]]),
       ]));
     }
     const chart = $("ci-chart");
@@ -522,7 +689,7 @@
     p.textContent = power.detectable_difference === null || power.detectable_difference === undefined
       ? asText(power)
       : "Smallest difference detectable with " + Math.round((power.power || 0.8) * 100) +
-        "% power on this many items: about " + points(power.detectable_difference).replace("+", "") + " points.";
+        "% power on this many items: about " + points(power.detectable_difference).replace(/^[+−-]/, "") + " points.";
   }
 
   function renderAlignment(alignment, names) {
@@ -592,13 +759,55 @@
     return copy;
   }
 
+  /* The exports hold the report shown, so they are offered only while that report is the
+     one for the inputs: after an edit they wait for the new result, and while the inputs are
+     invalid they say why they are off instead of exporting the previous result. The buttons
+     stay focusable (aria-disabled), so a keyboard or screen-reader user learns why. */
+  const EXPORTS = ["copy-markdown", "download-json"];
+
+  function exportState() {
+    if (!lastReport) return { ok: false, why: "There is no result to export yet." };
+    if (resultsEl.classList.contains("stale") && !resultsEl.hasAttribute("aria-busy")) {
+      return {
+        ok: false,
+        why: "Nothing to export: the inputs above give no result (see the message above), and the report shown belongs to earlier inputs.",
+      };
+    }
+    if (upload) return { ok: false, why: "Wait for the files to be compared." };
+    if (reportEl.dataset.query !== stateToQuery()) {
+      return { ok: false, why: "Updating the result for the new inputs…", pending: true };
+    }
+    return { ok: true, why: "" };
+  }
+
+  function updateExports() {
+    const state = exportState();
+    for (const id of EXPORTS) {
+      const button = $(id);
+      if (state.ok) button.removeAttribute("aria-disabled");
+      else button.setAttribute("aria-disabled", "true");
+    }
+    const note = $("export-note");
+    // A pending update lasts a fraction of a second: no note for it, only for a lasting state.
+    note.textContent = state.ok || state.pending ? "" : state.why;
+    note.hidden = note.textContent === "";
+  }
+
+  function exportRefused() {
+    const state = exportState();
+    if (state.ok) return false;
+    announce(state.why);
+    return true;
+  }
+
   $("copy-markdown").addEventListener("click", async () => {
+    if (exportRefused()) return;
     if (!lastMarkdown) { announce("Nothing to copy yet."); return; }
     announce(await copyText(lastMarkdown) ? "Markdown report copied to the clipboard." : "Copying failed; select the text by hand.");
   });
 
   $("download-json").addEventListener("click", () => {
-    if (!lastReport) return;
+    if (exportRefused()) return;
     const blob = new Blob([JSON.stringify(reportOnly(lastReport), null, 2) + "\n"], { type: "application/json" });
     const url = URL.createObjectURL(blob);
     const link = h("a", { href: url, download: "mcnemar-report.json" }, []);
@@ -610,7 +819,7 @@
   });
 
   $("copy-link").addEventListener("click", async () => {
-    announce(await copyText(location.href) ? "Link copied: it reproduces this result." : "Copying failed; copy the address bar.");
+    announce(await copyText(location.href) ? "Link copied: it reproduces these inputs." : "Copying failed; copy the address bar.");
   });
 
   /* ------------------------------------------------------------------ upload */
@@ -619,9 +828,69 @@
   const uploadStatus = $("upload-status");
   const maxMb = Number(uploadForm.getAttribute("data-max-mb")) || 50;
 
-  function uploadMessage(message, isError) {
+  function uploadMessage(message, kind) {
     uploadStatus.textContent = message;
-    uploadStatus.classList.toggle("error", !!isError);
+    uploadStatus.classList.toggle("error", kind === true || kind === "error");
+    uploadStatus.classList.toggle("notice", kind === "notice");
+  }
+
+  /* The server's messages about files are written for every caller, and some name the
+     library's arguments and command-line flags. On the page each of those is one of the
+     page's own controls: say that, and mark the control. */
+  const PAGE_CONTROLS = [
+    {
+      id: "on_missing",
+      pattern: /\bpass on_missing\s*=\s*['"]?intersect['"]?(?:\s*\(--on-missing intersect\))?/gi,
+      words: "tick “Drop items found in only one file” under Pairing options",
+      note: "Tick this to drop the items found in only one file (the report says how many).",
+    },
+    {
+      id: "on_missing",
+      pattern: /\bon_missing\s*=\s*['"]?intersect['"]?(?:\s*\(--on-missing intersect\))?/gi,
+      words: "“Drop items found in only one file”",
+      note: null,
+    },
+    {
+      id: "threshold",
+      pattern: /\b(?:pass\s+)?threshold\s*=\s*T\b(?:\s*\(--threshold T\))?(?:\s+to count score >= T as a pass)?/gi,
+      words: "give a “Pass threshold” under Pairing options to count a score at or above it as a pass",
+      note: "Give the score at or above which an item counts as a pass, e.g. 0.5.",
+    },
+    {
+      id: "reduce",
+      pattern: /\b(?:choose\s+)?reduce\s*=\s*'mean'\|'majority'\|'first'(?:\s*\(--reduce\))?/gi,
+      words: "choose how to combine them under “Several samples per item” in Pairing options",
+      note: "Choose how to combine several samples of one item.",
+    },
+  ];
+  const SERVER_FLAG = /\bstart the server with a larger (--max-[a-z-]+)/gi;
+
+  function pageWords(error) {
+    let message = error.message || "";
+    const marks = [];
+    for (const rule of PAGE_CONTROLS) {
+      if (!rule.pattern.test(message)) continue;
+      rule.pattern.lastIndex = 0;
+      message = message.replace(rule.pattern, rule.words);
+      if (rule.note && !marks.some((m) => m.field === rule.id)) marks.push({ field: rule.id, message: rule.note });
+    }
+    message = message.replace(SERVER_FLAG, "restart mcnemar serve with a larger $1");
+    // Any flag left is a command-line option the page has no control for.
+    message = message.replace(/\s*\((?:pass )?--[a-z][a-z-]*(?: [^)]*)?(?: on the command line)?\)/gi, "");
+    const errors = (error.errors && error.errors.length ? error.errors : [{ field: error.field, message: error.message }])
+      .filter((item) => item.field)
+      .map((item) => ({ field: item.field, message: pageWords({ message: item.message, errors: [{}] }).message }));
+    return { status: error.status, field: error.field, message: message, errors: errors.concat(marks) };
+  }
+
+  function cancelUpload(changedId) {
+    if (!upload) return;
+    const current = upload;
+    upload = null;
+    current.controller.abort();
+    $("upload-submit").removeAttribute("aria-disabled");
+    uploadMessage("Comparing " + current.names + " was cancelled: you changed " + controlName(changedId) +
+      " while the files were being read, so the results follow what you typed. Press “Compare the files” to compare them with the new settings.", "notice");
   }
 
   uploadForm.addEventListener("submit", async (event) => {
@@ -650,23 +919,37 @@
     if ($("threshold").value.trim() !== "") data.append("threshold", $("threshold").value.trim());
     if ($("reduce").value !== "") data.append("reduce", $("reduce").value);
     data.append("include", "distribution,markdown");
-    uploadMessage("Reading and aligning the two files…", false);
+    // An edit typed just before pressing the button is superseded by the upload.
+    clearTimeout(timer);
+    if (upload) upload.controller.abort();
+    const mine = { controller: new AbortController(), names: files.file_a.name + " with " + files.file_b.name };
+    upload = mine;
+    uploadMessage("Reading and aligning the two files… (editing the inputs meanwhile cancels this)", false);
     await request("/api/v1/compare", { method: "POST", body: data }, (ok, payload) => {
+      if (upload !== mine) return;
+      upload = null;
       if (ok) {
-        uploadMessage("Compared " + files.file_a.name + " with " + files.file_b.name + ".", false);
+        uploadMessage("Compared " + mine.names + ".", false);
         useCounts(payload.table);
         reportEl.dataset.query = stateToQuery();
+        revealVerdict();
       } else if (payload) {
         showUploadError(payload);
       } else {
         uploadMessage("The upload failed: cannot reach the server.", true);
       }
-    });
+    }, mine.controller);
+    if (upload === mine) upload = null;
+    updateExports();
   });
 
   function showUploadError(error) {
-    showError(error);
-    uploadMessage(error.message, true);
+    const words = pageWords(error);
+    showError(words);
+    if (words.errors.some((e) => ["on_missing", "threshold", "reduce"].includes(e.field))) {
+      uploadForm.querySelector("details.advanced").open = true;
+    }
+    uploadMessage(words.message, true);
   }
 
   /* After an upload, the aligned counts go into the inputs (and the URL), so that the
@@ -681,29 +964,95 @@
     syncUrl();
   }
 
+  /* ------------------------------------------------------------------ the verdict on a phone */
+
+  /* In the one-column layout the verdict is far below the inputs. A slim bar stuck to the
+     top of the screen carries it (or the message that stands in for it) while the verdict
+     itself is below the screen; tapping it goes there. It never moves what one is typing
+     into; only actions that end the typing (an example, Enter, an upload) scroll the verdict
+     into view themselves. */
+  const narrowQuery = window.matchMedia("(max-width: 959px)");
+  const summary = $("summary-bar-wrap");
+  const verdictCard = document.querySelector(".verdict");
+
+  function isNarrow() { return narrowQuery.matches; }
+
+  function onScreen(node) {
+    const r = node.getBoundingClientRect();
+    const top = summary.offsetHeight || 0;
+    return r.height > 0 && r.top < window.innerHeight - 40 && r.bottom > top + 40;
+  }
+
+  function updateSummary() {
+    if (!summary) return;
+    const fresh = lastReport && !resultsEl.classList.contains("stale");
+    const badge = $("summary-badge"), line = $("summary-line");
+    if (fresh) {
+      const sig = verdictCard.classList.contains("significant");
+      badge.textContent = (sig ? "Significant" : "Not significant") + " · p = " + text$("headline-pvalue");
+      line.textContent = $("verdict-headline").textContent;
+      summary.dataset.kind = sig ? "significant" : "not-significant";
+    } else {
+      badge.textContent = statusEl.classList.contains("error") ? "No result: fix the inputs" : "No result yet";
+      line.textContent = statusEl.textContent;
+      summary.dataset.kind = statusEl.classList.contains("error") ? "error" : "hint";
+    }
+    const target = fresh ? verdictCard : statusEl;
+    const below = !target.getBoundingClientRect || target.getBoundingClientRect().top > 0;
+    summary.classList.toggle("away", !isNarrow() || (onScreen(target) || !below) || !line.textContent);
+  }
+
+  function text$(id) { const node = $(id); return node ? (node.textContent || "").trim() : ""; }
+
+  function revealVerdict() {
+    if (!isNarrow() || onScreen(verdictCard)) return;
+    const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    verdictCard.scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
+  }
+
+  $("summary-bar").addEventListener("click", () => {
+    const fresh = lastReport && !resultsEl.classList.contains("stale");
+    (fresh ? verdictCard : statusEl).scrollIntoView({ block: "start" });
+    resultsEl.focus({ preventScroll: true });
+  });
+  let summaryFrame = 0;
+  const summarySoon = () => {
+    if (summaryFrame) return;
+    summaryFrame = requestAnimationFrame(() => { summaryFrame = 0; updateSummary(); });
+  };
+  window.addEventListener("scroll", summarySoon, { passive: true });
+  narrowQuery.addEventListener("change", summarySoon);
+
   /* ------------------------------------------------------------------ wiring */
 
-  form.addEventListener("submit", (event) => { event.preventDefault(); clearTimeout(timer); run(); });
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    clearTimeout(timer);
+    run({ reveal: true });
+  });
   form.addEventListener("input", (event) => {
+    if (upload) cancelUpload(event.target.id);
     if (event.target.name === "framing") showFraming();
     if (event.target.id === "name_a" || event.target.id === "name_b") showNames();
     schedule();
   });
   form.addEventListener("change", (event) => {
     if (event.target.tagName === "SELECT" || event.target.type === "radio") {
+      if (upload) cancelUpload(event.target.id);
       showFraming();
       schedule();
     }
   });
   for (const button of document.querySelectorAll("[data-example]")) {
     button.addEventListener("click", () => {
+      if (upload) cancelUpload("example");
       const keep = new URLSearchParams(location.search);
       const params = new URLSearchParams(button.getAttribute("data-example"));
       for (const id of OPTION_FIELDS) if (keep.get(id)) params.set(id, keep.get(id));
       loadQuery(params.toString());
       syncUrl();
       clearTimeout(timer);
-      run();
+      run({ reveal: true });
     });
   }
 
@@ -714,5 +1063,7 @@
   });
 
   loadQuery(location.search);
+  updateExports();
+  updateSummary();
   if (location.search) run();
 })();

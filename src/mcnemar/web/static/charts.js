@@ -1,6 +1,11 @@
 /* Inline SVG pictures of a McNemar report: the 2x2 table, the null distribution of the
    discordant split and the confidence intervals on one axis. Every number drawn comes from
-   the API's report; nothing statistical is computed here. */
+   the API's report; nothing statistical is computed here.
+
+   Labels are laid out by measuring their text (in the page's own font) before drawing, so
+   that none overlaps another or leaves the picture, whatever the counts and the names: long
+   names wrap or end in an ellipsis (the full names are in the text around the pictures),
+   wide counts get a smaller font or a second line, and tick labels are thinned out. */
 (function () {
   "use strict";
 
@@ -15,6 +20,9 @@
     line: "#c5cdd8",
     cell: "#f1f4f8",
   };
+  /* Horizontal room kept between two labels, and between a label and the picture's edge. */
+  const GAP = 6;
+  const EDGE = 2;
 
   function el(tag, attrs, children) {
     const node = document.createElementNS(SVG_NS, tag);
@@ -30,6 +38,15 @@
 
   function text(x, y, content, attrs) {
     return el("text", Object.assign({ x: x, y: y }, attrs || {}), [String(content)]);
+  }
+
+  /* One text element of several lines (tspans), the first on baseline y. */
+  function textLines(x, y, lines, lineHeight, attrs) {
+    const node = el("text", Object.assign({ x: x, y: y }, attrs || {}), []);
+    lines.forEach((line, i) => {
+      node.appendChild(el("tspan", { x: x, dy: i === 0 ? 0 : lineHeight }, [line]));
+    });
+    return node;
   }
 
   function svgRoot(width, height, label) {
@@ -52,62 +69,210 @@
     return n === null || n === undefined ? "?" : Number(n).toLocaleString("en-US");
   }
 
-  function clip(s, max) {
-    s = String(s);
-    return s.length > max ? s.slice(0, max - 1) + "…" : s;
+  /* ------------------------------------------------------------------ measuring text */
+
+  const measure = { ctx: null, family: "sans-serif" };
+
+  /* The pictures' text inherits the page's font: measure in that font. */
+  function useFontOf(container) {
+    measure.family = getComputedStyle(container).fontFamily || "sans-serif";
+    if (!measure.ctx) measure.ctx = document.createElement("canvas").getContext("2d");
   }
 
-  /* The 2x2 table: rows are A right / A wrong, columns B right / B wrong. */
+  function tw(s, size, weight) {
+    measure.ctx.font = (weight || 400) + " " + size + "px " + measure.family;
+    return measure.ctx.measureText(String(s)).width;
+  }
+
+  /* The longest prefix of s that, followed by tail, fits in max. */
+  function longestPrefix(s, tail, max, size, weight) {
+    let lo = 0, hi = s.length;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (tw(s.slice(0, mid) + tail, size, weight) <= max) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /* s itself when it fits in max, else its start with an ellipsis. */
+  function fit(s, max, size, weight) {
+    s = String(s);
+    if (tw(s, size, weight) <= max) return s;
+    const n = longestPrefix(s, "…", max, size, weight);
+    return s.slice(0, n).trimEnd() + "…";
+  }
+
+  /* prefix + name + suffix, shortening only the name (with an ellipsis) to fit in max. */
+  function fitName(prefix, name, suffix, max, size, weight) {
+    const whole = prefix + name + suffix;
+    if (tw(whole, size, weight) <= max) return whole;
+    const room = max - tw(prefix + suffix, size, weight);
+    if (room > tw("…", size, weight)) {
+      const n = longestPrefix(name, "…", room, size, weight);
+      if (n > 0) return prefix + name.slice(0, n).trimEnd() + "…" + suffix;
+    }
+    return fit(whole, max, size, weight);
+  }
+
+  /* Greedy word wrap into lines no wider than max; a word wider than a line is broken;
+     beyond maxLines the last line ends in an ellipsis. */
+  function wrap(s, max, size, weight, maxLines) {
+    const words = String(s).split(/\s+/).filter(Boolean);
+    const lines = [];
+    let current = "";
+    for (let word of words) {
+      const joined = current ? current + " " + word : word;
+      if (tw(joined, size, weight) <= max) { current = joined; continue; }
+      if (current && tw(word, size, weight) > max) {
+        // A word longer than a line starts on the current one rather than leave it short.
+        const n = longestPrefix(word, "", max - tw(current + " ", size, weight), size, weight);
+        if (n > 0) { lines.push(current + " " + word.slice(0, n)); word = word.slice(n); current = ""; }
+      }
+      if (current) lines.push(current);
+      current = "";
+      while (tw(word, size, weight) > max) {
+        const n = Math.max(1, longestPrefix(word, "", max, size, weight));
+        lines.push(word.slice(0, n));
+        word = word.slice(n);
+      }
+      current = word;
+    }
+    if (current) lines.push(current);
+    if (lines.length > maxLines) {
+      const rest = lines.slice(maxLines - 1).join(" ");
+      lines.length = maxLines - 1;
+      lines.push(fit(rest, max, size, weight));
+    }
+    return lines.length ? lines : [""];
+  }
+
+  /* The horizontal span of a label drawn at x with this anchor. */
+  function span(x, width, anchor) {
+    if (anchor === "end") return [x - width, x];
+    if (anchor === "middle") return [x - width / 2, x + width / 2];
+    return [x, x + width];
+  }
+
+  /* x moved just enough that the label's span lies within [lo, hi]. */
+  function clampX(x, width, anchor, lo, hi) {
+    const [a, b] = span(x, width, anchor);
+    if (a < lo) return x + (lo - a);
+    if (b > hi) return x - (b - hi);
+    return x;
+  }
+
+  function overlaps(s, taken) {
+    return taken.some(([a, b]) => s[0] < b + GAP && a < s[1] + GAP);
+  }
+
+  /* ------------------------------------------------------------------ 2x2 table */
+
+  /* The 2x2 table: rows are A right / A wrong, columns B right / B wrong. Short names stand
+     beside and above the cells; names too long for that are written out in a legend above
+     the table (wrapped), and the table says A and B. */
   function table2x2(container, table, names) {
+    useFontOf(container);
     const W = widthOf(container, 560);
     const narrow = W < 480;
     const nameA = names.a, nameB = names.b;
-    const left = Math.min(140, Math.round(W * 0.27));
-    const top = 48;
-    const cellW = Math.floor((W - left - 4) / 2);
-    const cellH = narrow ? 70 : 76;
+    const NAME = 12.5, NOTE = 11, SIDE = 12;
     const label = "Paired table: both right " + fmtCount(table.a) + "; " + nameA + " right and " +
       nameB + " wrong " + fmtCount(table.b) + "; " + nameA + " wrong and " + nameB + " right " +
       fmtCount(table.c) + "; both wrong " + fmtCount(table.d) + ".";
-    const barTop = top + 2 * cellH + 34;
-    const H = barTop + 58;
-    const svg = svgRoot(W, H, label);
-    const colChars = Math.max(6, Math.floor(cellW / 7.5));
-    const noteChars = Math.max(8, Math.floor(cellW / 6.4));
-    const rowChars = Math.max(5, Math.floor((left - 10) / 7.2));
+
+    const wideLeft = Math.min(140, Math.round(W * 0.27));
+    const wideCell = Math.floor((W - wideLeft - 4) / 2);
+    const inline = tw(nameA, NAME, 600) <= wideLeft - 12 && tw(nameB, NAME, 600) <= wideCell - 8;
+    const left = inline ? wideLeft
+      : Math.ceil(Math.max(tw("A right", NAME, 600), tw("A wrong", NAME, 600)) + 14);
+    const cellW = Math.floor((W - left - 4) / 2);
+
+    /* Legend lines (only when the names do not fit beside the cells). */
+    const parts = [];
+    let y = 0;
+    if (!inline) {
+      const legendW = W - 8;
+      for (const [tag, name, color] of [["A", nameA, COLORS.aSide], ["B", nameB, COLORS.bSide]]) {
+        const lines = wrap(tag + " = " + name, legendW, NAME, 600, 3);
+        parts.push(textLines(4, y + 14, lines, 16, { "font-size": NAME, "font-weight": 600, fill: color, "data-legend": tag }));
+        y += 16 * lines.length + 2;
+      }
+      y += 6;
+    }
+
+    /* Column headings. */
     for (let col = 0; col < 2; col++) {
       const cx = left + (col + 0.5) * cellW;
-      svg.appendChild(text(cx, 16, clip(nameB, colChars), { "text-anchor": "middle", "font-size": 12.5, "font-weight": 600 }));
-      svg.appendChild(text(cx, 32, col === 0 ? "right" : "wrong", { "text-anchor": "middle", "font-size": 12.5 }));
+      const word = col === 0 ? "right" : "wrong";
+      if (inline) {
+        parts.push(text(cx, y + 16, nameB, { "text-anchor": "middle", "font-size": NAME, "font-weight": 600 }));
+        parts.push(text(cx, y + 32, word, { "text-anchor": "middle", "font-size": NAME }));
+      } else {
+        parts.push(text(cx, y + 16, "B " + word, { "text-anchor": "middle", "font-size": NAME, "font-weight": 600 }));
+      }
     }
+    const top = y + (inline ? 48 : 30);
+
+    /* The counts: the largest font that fits the cell, on two lines if need be. */
     const cells = [
-      [{ key: "a", value: table.a, note: "both right" }, { key: "b", value: table.b, note: "only " + nameA + " right" }],
-      [{ key: "c", value: table.c, note: "only " + nameB + " right" }, { key: "d", value: table.d, note: "both wrong" }],
+      [{ key: "a", value: table.a, note: "both right" }, { key: "b", value: table.b, note: ["only ", nameA, " right"] }],
+      [{ key: "c", value: table.c, note: ["only ", nameB, " right"] }, { key: "d", value: table.d, note: "both wrong" }],
     ];
+    const base = narrow ? 21 : 24;
+    const room = cellW - 14;
+    let countSize = base, twoLines = false;
+    const counts = [table.a, table.b, table.c, table.d].map(fmtCount);
+    const widest = (size) => Math.max.apply(null, counts.map((s) => tw(s, size, 700)));
+    while (countSize > 12 && widest(countSize) > room) countSize -= 1;
+    const split = (s) => {
+      const groups = s.split(",");
+      const k = Math.ceil(groups.length / 2);
+      return groups.length > 1 ? [groups.slice(0, k).join(",") + ",", groups.slice(k).join(",")] : [s];
+    };
+    if (widest(countSize) > room) {
+      twoLines = true;
+      countSize = base;
+      const widestSplit = (size) => Math.max.apply(null, counts.map((s) => Math.max.apply(null, split(s).map((p) => tw(p, size, 700)))));
+      while (countSize > 10 && widestSplit(countSize) > room) countSize -= 1;
+    }
+    const lineH = Math.round(countSize * 1.15);
+    const cellH = (narrow ? 70 : 76) + (twoLines ? lineH : 0);
+
     for (let r = 0; r < 2; r++) {
-      const y = top + r * cellH;
-      svg.appendChild(text(left - 8, y + cellH / 2 - 3, clip(nameA, rowChars), { "text-anchor": "end", "font-size": 12.5, "font-weight": 600 }));
-      svg.appendChild(text(left - 8, y + cellH / 2 + 13, r === 0 ? "right" : "wrong", { "text-anchor": "end", "font-size": 12.5 }));
+      const yr = top + r * cellH;
+      const word = r === 0 ? "right" : "wrong";
+      if (inline) {
+        parts.push(text(left - 8, yr + cellH / 2 - 3, nameA, { "text-anchor": "end", "font-size": NAME, "font-weight": 600 }));
+        parts.push(text(left - 8, yr + cellH / 2 + 13, word, { "text-anchor": "end", "font-size": NAME }));
+      } else {
+        parts.push(text(left - 8, yr + cellH / 2 + 4, "A " + word, { "text-anchor": "end", "font-size": NAME, "font-weight": 600 }));
+      }
       for (let col = 0; col < 2; col++) {
         const x = left + col * cellW;
         const cell = cells[r][col];
         const discordant = cell.key === "b" || cell.key === "c";
         const color = cell.key === "b" ? COLORS.aSide : cell.key === "c" ? COLORS.bSide : null;
-        svg.appendChild(el("rect", {
-          x: x + 2, y: y + 2, width: cellW - 4, height: cellH - 4, rx: 6,
+        parts.push(el("rect", {
+          x: x + 2, y: yr + 2, width: cellW - 4, height: cellH - 4, rx: 6,
           fill: discordant ? color : COLORS.cell,
           "fill-opacity": discordant ? 0.14 : 1,
           stroke: discordant ? color : COLORS.line,
           "stroke-width": discordant ? 2.5 : 1,
           "data-cell": cell.key,
         }));
-        svg.appendChild(text(x + cellW / 2, y + (narrow ? 32 : 36), fmtCount(cell.value), {
-          "text-anchor": "middle", "font-size": narrow ? 21 : 24, "font-weight": 700,
-          fill: discordant ? color : COLORS.ink,
+        const value = fmtCount(cell.value);
+        const lines = twoLines ? split(value) : [value];
+        parts.push(textLines(x + cellW / 2, yr + (narrow ? 32 : 36) - (twoLines ? lineH / 2 : 0), lines, lineH, {
+          "text-anchor": "middle", "font-size": countSize, "font-weight": 700,
+          fill: discordant ? color : COLORS.ink, "data-count": cell.key,
         }));
-        const note = cell.value === null || cell.value === undefined ? "not given" : cell.note;
-        svg.appendChild(text(x + cellW / 2, y + cellH - 16, clip(cell.key + ": " + note, noteChars), {
-          "text-anchor": "middle", "font-size": 11, fill: COLORS.muted,
+        let note;
+        if (cell.value === null || cell.value === undefined) note = fit(cell.key + ": not given", room, NOTE);
+        else if (typeof cell.note === "string") note = fit(cell.key + ": " + cell.note, room, NOTE);
+        else if (inline) note = fitName(cell.key + ": " + cell.note[0], cell.note[1], cell.note[2], room, NOTE);
+        else note = fit(cell.key + ": only " + (cell.key === "b" ? "A" : "B") + " right", room, NOTE);
+        parts.push(text(x + cellW / 2, yr + cellH - 16, note, {
+          "text-anchor": "middle", "font-size": NOTE, fill: COLORS.muted,
         }));
       }
     }
@@ -115,21 +280,35 @@
     /* The discordant split as one bar: the only part of the table the test looks at. */
     const D = (table.b || 0) + (table.c || 0);
     const barW = W - 8;
-    const heading = narrow ? "The " + fmtCount(D) + " disagreements:" : "The " + fmtCount(D) + " disagreements (the only items the test uses):";
-    svg.appendChild(text(4, barTop - 8, heading, { "font-size": 12.5, "font-weight": 600 }));
-    const sideChars = Math.max(6, Math.floor(W / 2 / 7) - 12);
+    const barTop = top + 2 * cellH + 34;
+    const longHeading = "The " + fmtCount(D) + " disagreements (the only items the test uses):";
+    const shortHeading = "The " + fmtCount(D) + " disagreements:";
+    const heading = !narrow && tw(longHeading, NAME, 600) <= barW ? longHeading : fit(shortHeading, barW, NAME, 600);
+    parts.push(text(4, barTop - 8, heading, { "font-size": NAME, "font-weight": 600 }));
+    let H = barTop + 58;
     if (D > 0) {
       const wb = barW * table.b / D;
-      svg.appendChild(el("rect", { x: 4, y: barTop, width: Math.max(wb, 0), height: 22, fill: COLORS.aSide }));
-      svg.appendChild(el("rect", { x: 4 + wb, y: barTop, width: Math.max(barW - wb, 0), height: 22, fill: COLORS.bSide }));
-      svg.appendChild(text(4, barTop + 40, "b = " + fmtCount(table.b) + " favour " + clip(nameA, sideChars), { "font-size": 12, fill: COLORS.aSide, "font-weight": 600 }));
-      svg.appendChild(text(4 + barW, barTop + 40, "c = " + fmtCount(table.c) + " favour " + clip(nameB, sideChars), { "font-size": 12, fill: COLORS.bSide, "font-weight": 600, "text-anchor": "end" }));
+      parts.push(el("rect", { x: 4, y: barTop, width: Math.max(wb, 0), height: 22, fill: COLORS.aSide }));
+      parts.push(el("rect", { x: 4 + wb, y: barTop, width: Math.max(barW - wb, 0), height: 22, fill: COLORS.bSide }));
+      const sideName = (tag, name) => (inline ? name : tag);
+      const bHead = "b = " + fmtCount(table.b) + " favour ";
+      const cHead = "c = " + fmtCount(table.c) + " favour ";
+      const oneLine = tw(bHead + sideName("A", nameA), SIDE, 600) + tw(cHead + sideName("B", nameB), SIDE, 600) + 3 * GAP <= barW;
+      const bText = fitName(bHead, sideName("A", nameA), "", barW, SIDE, 600);
+      const cText = fitName(cHead, sideName("B", nameB), "", barW, SIDE, 600);
+      parts.push(text(4, barTop + 40, bText, { "font-size": SIDE, fill: COLORS.aSide, "font-weight": 600, "data-side": "b" }));
+      parts.push(text(4 + barW, barTop + (oneLine ? 40 : 57), cText, { "font-size": SIDE, fill: COLORS.bSide, "font-weight": 600, "text-anchor": "end", "data-side": "c" }));
+      if (!oneLine) H += 17;
     } else {
-      svg.appendChild(el("rect", { x: 4, y: barTop, width: barW, height: 22, fill: COLORS.cell, stroke: COLORS.line }));
-      svg.appendChild(text(4 + barW / 2, barTop + 15, "none: the systems agree on every item", { "font-size": 12, "text-anchor": "middle", fill: COLORS.muted }));
+      parts.push(el("rect", { x: 4, y: barTop, width: barW, height: 22, fill: COLORS.cell, stroke: COLORS.line }));
+      parts.push(text(4 + barW / 2, barTop + 15, fit("none: the systems agree on every item", barW - 8, 12), { "font-size": 12, "text-anchor": "middle", fill: COLORS.muted }));
     }
+    const svg = svgRoot(W, H, label);
+    for (const part of parts) svg.appendChild(part);
     container.replaceChildren(svg);
   }
+
+  /* ------------------------------------------------------------------ null distribution */
 
   /* Which values of b are at least as extreme as the observed one (for shading). */
   function inTail(k, b, c, alternative) {
@@ -139,30 +318,55 @@
     return k <= lo || k >= hi;
   }
 
+  /* A probability on the y axis: two significant digits, exponent form when tiny. */
+  function fmtDensity(p) {
+    if (!(p > 0)) return "0";
+    return p >= 1e-3 ? String(Number(p.toPrecision(2))) : p.toExponential(1);
+  }
+
   /* Bars of Bin(D, 1/2) for b, with the observed split and the tails marked. */
   function nullDistribution(container, dist, table, alternative, names) {
+    useFontOf(container);
     const W = widthOf(container, 600);
-    const H = 250;
-    const padL = 46, padR = 14, padT = 30, padB = 58;
+    const TICK = 10.5, CAPTION = 11.5, AXIS = 11.5;
     const D = dist.discordant;
     const b = table.b, c = table.c;
     const ks = dist.k, pmf = dist.pmf, step = dist.step || 1;
     const kMin = ks[0], kMax = ks[ks.length - 1];
     const label = "Null distribution of b if the two systems were equally good: Binomial(" + D +
       ", 1/2). The observed b is " + b + "; the shaded tails are the splits at least as extreme.";
-    const svg = svgRoot(W, H, label);
-    const plotW = W - padL - padR, plotH = H - padT - padB;
-    const span = Math.max(kMax - kMin + step, 1);
-    const x = (k) => padL + (k - kMin + step / 2) / span * plotW;
     const yMax = Math.max.apply(null, pmf.concat([1e-300]));
+    const yMaxText = fmtDensity(yMax);
+    /* Left margin: the rotated axis title (about 16 px) and the widest y label. */
+    const padL = Math.max(46, Math.ceil(24 + Math.max(tw(yMaxText, TICK), tw("0", TICK)) + 6));
+    const padR = 14, padT = 30, plotH = 162;
+
+    /* The x-axis title, on up to two lines. */
+    const plotW = W - padL - padR;
+    const titleW = W - 2 * EDGE - 4;
+    const long = "k = disagreements won by " + names.a + " (A right, B wrong), out of D = " + fmtCount(D);
+    let xTitle = wrap(long, titleW, AXIS, 400, 1);
+    if (xTitle[0] !== long) {
+      xTitle = wrap("k = disagreements won by " + names.a + " (of " + fmtCount(D) + ")", titleW, AXIS, 400, 2);
+      if (xTitle[xTitle.length - 1].endsWith("…")) {
+        // The name was cut: keep the count whole and shorten the name instead.
+        xTitle = [fitName("k = disagreements won by ", names.a, "", titleW, AXIS),
+          fit("(of D = " + fmtCount(D) + ")", titleW, AXIS)];
+      }
+    }
+    const padB = 40 + 14 * xTitle.length;
+    const H = padT + plotH + padB;
+    const svg = svgRoot(W, H, label);
+    const span_ = Math.max(kMax - kMin + step, 1);
+    const x = (k) => padL + (k - kMin + step / 2) / span_ * plotW;
     const y = (p) => padT + plotH - (p / yMax) * plotH;
-    const barW = Math.max(1, plotW / span * step * 0.86);
+    const barW = Math.max(1, plotW / span_ * step * 0.86);
 
     svg.appendChild(el("line", { x1: padL, y1: padT + plotH, x2: padL + plotW, y2: padT + plotH, stroke: COLORS.muted }));
     svg.appendChild(el("line", { x1: padL, y1: padT, x2: padL, y2: padT + plotH, stroke: COLORS.line }));
-    svg.appendChild(text(padL - 6, padT + 4, yMax.toPrecision(2), { "text-anchor": "end", "font-size": 10.5, fill: COLORS.muted }));
-    svg.appendChild(text(padL - 6, padT + plotH, "0", { "text-anchor": "end", "font-size": 10.5, fill: COLORS.muted }));
-    svg.appendChild(text(12, padT + plotH / 2, "P(b = k)", { "font-size": 11, fill: COLORS.muted, transform: "rotate(-90 12 " + (padT + plotH / 2) + ")", "text-anchor": "middle" }));
+    svg.appendChild(text(padL - 6, padT + 6, yMaxText, { "text-anchor": "end", "font-size": TICK, fill: COLORS.muted }));
+    svg.appendChild(text(padL - 6, padT + plotH, "0", { "text-anchor": "end", "font-size": TICK, fill: COLORS.muted }));
+    svg.appendChild(text(14, padT + plotH / 2, "P(b = k)", { "font-size": 11, fill: COLORS.muted, transform: "rotate(-90 14 " + (padT + plotH / 2) + ")", "text-anchor": "middle" }));
 
     /* Shade the tail regions behind the bars: far-out bars are too short to see. */
     if (D > 0) {
@@ -190,91 +394,150 @@
     }
     svg.appendChild(bars);
 
-    /* x-axis ticks: ends, centre and the observed value. */
-    const ticks = new Set([kMin, kMax, Math.round(D / 2)]);
-    for (const k of ticks) {
+    /* x-axis ticks: the ends, then the centre, each only where its label has room. */
+    const taken = [];
+    for (const k of [kMin, kMax, Math.round(D / 2)]) {
       if (k < kMin || k > kMax) continue;
+      const s = fmtCount(k);
+      const w = tw(s, TICK);
+      const tx = clampX(x(k), w, "middle", EDGE, W - EDGE);
+      const extent = span(tx, w, "middle");
+      if (overlaps(extent, taken)) continue;
+      taken.push(extent);
       svg.appendChild(el("line", { x1: x(k), y1: padT + plotH, x2: x(k), y2: padT + plotH + 4, stroke: COLORS.muted }));
-      svg.appendChild(text(x(k), padT + plotH + 16, fmtCount(k), { "text-anchor": "middle", "font-size": 10.5, fill: COLORS.muted }));
+      svg.appendChild(text(tx, padT + plotH + 16, s, { "text-anchor": "middle", "font-size": TICK, fill: COLORS.muted }));
     }
-    const xLabel = W < 480
-      ? "k = disagreements won by " + clip(names.a, 12) + " (of " + fmtCount(D) + ")"
-      : "k = disagreements won by " + clip(names.a, 24) + " (A right, B wrong), out of D = " + fmtCount(D);
-    svg.appendChild(text(padL + plotW / 2, H - 8, xLabel, { "text-anchor": "middle", "font-size": 11.5, fill: COLORS.muted }));
+    svg.appendChild(textLines(W / 2, padT + plotH + 34, xTitle, 14, { "text-anchor": "middle", "font-size": AXIS, fill: COLORS.muted }));
 
-    function marker(k, caption, dashed) {
-      if (k < kMin - step / 2 || k > kMax + step / 2) {
+    /* The observed b (and, two-sided, its mirror image c) as lines with captions in one row
+       above the plot; a value outside the drawn range gets an arrow at that side. The
+       mirror's caption is shortened, or left out, rather than collide with the observed one. */
+    const captions = [];
+    function marker(k, variants, dashed) {
+      const off = k < kMin - step / 2 || k > kMax + step / 2;
+      let xm, anchor, lo = EDGE, hi = W - EDGE;
+      if (off) {
         const right = k > kMax;
         const xe = right ? padL + plotW : padL;
         svg.appendChild(el("path", {
-          d: right ? "M" + (xe - 14) + " " + (padT + 6) + " l14 6 l-14 6 z" : "M" + (xe + 14) + " " + (padT + 6) + " l-14 6 l14 6 z",
-          fill: COLORS.aSide,
+          d: right ? "M" + (xe - 14) + " " + (padT + 2) + " l14 6 l-14 6 z" : "M" + (xe + 14) + " " + (padT + 2) + " l-14 6 l14 6 z",
+          fill: dashed ? COLORS.muted : COLORS.aSide,
         }));
-        svg.appendChild(text(right ? xe - 18 : xe + 18, padT + 16, caption + " (off the chart)", {
-          "text-anchor": right ? "end" : "start", "font-size": 11.5, fill: COLORS.aSide, "font-weight": 600,
+        xm = xe;
+        anchor = right ? "end" : "start";
+        variants = variants.slice(0, -1).map((v) => v + " (off the chart)").concat(variants.slice(-1));
+      } else {
+        xm = x(k);
+        svg.appendChild(el("line", {
+          x1: xm, y1: padT - 6, x2: xm, y2: padT + plotH,
+          stroke: dashed ? COLORS.muted : COLORS.aSide, "stroke-width": dashed ? 1.2 : 2,
+          "stroke-dasharray": dashed ? "4 3" : null,
+        }));
+        anchor = xm > padL + plotW * 0.75 ? "end" : xm < padL + plotW * 0.25 ? "start" : "middle";
+      }
+      const weight = dashed ? 400 : 600;
+      for (let i = 0; i < variants.length; i++) {
+        const last = i === variants.length - 1;
+        const s = last && !dashed ? fit(variants[i], hi - lo, CAPTION, weight) : variants[i];
+        const w = tw(s, CAPTION, weight);
+        if (w > hi - lo) continue;
+        const tx = clampX(xm, w, anchor, lo, hi);
+        const extent = span(tx, w, anchor);
+        if (overlaps(extent, captions)) continue;
+        captions.push(extent);
+        svg.appendChild(text(tx, padT - 12, s, {
+          "text-anchor": anchor, "font-size": CAPTION, "font-weight": weight,
+          fill: dashed ? COLORS.muted : COLORS.aSide, "data-marker": dashed ? "mirror" : "observed",
         }));
         return;
       }
-      svg.appendChild(el("line", {
-        x1: x(k), y1: padT - 6, x2: x(k), y2: padT + plotH,
-        stroke: dashed ? COLORS.muted : COLORS.aSide, "stroke-width": dashed ? 1.2 : 2,
-        "stroke-dasharray": dashed ? "4 3" : null,
-      }));
-      const anchor = x(k) > padL + plotW * 0.75 ? "end" : x(k) < padL + plotW * 0.25 ? "start" : "middle";
-      svg.appendChild(text(x(k), padT - 10, caption, {
-        "text-anchor": anchor, "font-size": 11.5, "font-weight": dashed ? 400 : 600,
-        fill: dashed ? COLORS.muted : COLORS.aSide,
-      }));
     }
     if (D > 0) {
-      marker(b, "observed b = " + fmtCount(b), false);
+      marker(b, ["observed b = " + fmtCount(b), "b = " + fmtCount(b), "b"], false);
       if (alternative === "two-sided" && b !== c && Math.abs(b - c) > step) {
-        marker(c, "mirror " + fmtCount(c), true);
+        marker(c, ["mirror " + fmtCount(c), "mirror", "c"], true);
       }
     }
     container.replaceChildren(svg);
   }
 
+  /* ------------------------------------------------------------------ intervals */
+
+  /* Tick labels in points: "+2", "0", "-0.5". */
+  function tickText(v) {
+    return (v > 0 ? "+" : "") + String(Number(v.toPrecision(6)));
+  }
+
   /* All difference intervals on one axis (in percentage points), zero marked. */
   function intervals(container, rows, estimate, recommended) {
+    useFontOf(container);
     const W = widthOf(container, 600);
-    const rowH = 26, padT = 26, padB = 34;
+    const TICK = 10.5, LABEL = 11.5, AXIS = 11;
+    const rowH = 26, padT = 32;
     const labelW = Math.min(170, Math.round(W * 0.36));
     const padR = 16;
     const usable = rows.filter((r) => r.low !== null && r.high !== null);
-    const H = padT + rowH * Math.max(rows.length, 1) + padB;
     const label = "Confidence intervals for the difference in accuracy (A minus B), in percentage points, with zero marked.";
-    const svg = svgRoot(W, H, label);
     let lo = 0, hi = 0;
     for (const r of usable) { lo = Math.min(lo, r.low); hi = Math.max(hi, r.high); }
     if (estimate !== null && estimate !== undefined) { lo = Math.min(lo, estimate); hi = Math.max(hi, estimate); }
-    if (hi - lo < 1e-9) { lo -= 1; hi += 1; }
+    if (hi - lo < 1e-12) { lo -= 1; hi += 1; }
     const pad = (hi - lo) * 0.06;
     lo -= pad; hi += pad;
     const plotL = labelW + 8, plotW = W - plotL - padR;
     const x = (v) => plotL + (v - lo) / (hi - lo) * plotW;
-    const axisY = padT + rowH * rows.length + 4;
+    const axisY = padT + rowH * Math.max(rows.length, 1) + 4;
+    const titleText = [
+      "accuracy(A) − accuracy(B), percentage points",
+      "A − B, percentage points",
+      "A − B, points",
+    ].find((s) => tw(s, AXIS) <= W - 2 * EDGE) || fit("A − B, points", W - 2 * EDGE, AXIS);
+    const H = axisY + 38;
+    const svg = svgRoot(W, H, label);
 
-    /* Ticks at "nice" steps in points. */
+    /* Ticks at "nice" steps in points, spaced out until no two labels touch. */
     const raw = (hi - lo) / 5;
     const mag = Math.pow(10, Math.floor(Math.log10(raw)));
-    const stepSize = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || raw;
-    for (let t = Math.ceil(lo / stepSize) * stepSize; t <= hi + 1e-12; t += stepSize) {
-      const v = Math.abs(t) < stepSize / 1e6 ? 0 : t;
+    let stepSize = [1, 2, 2.5, 5, 10].map((m) => m * mag).find((s) => s >= raw) || raw;
+    let ticks = [];
+    for (let attempt = 0; attempt < 8; attempt++) {
+      ticks = [];
+      const taken = [];
+      let ok = true;
+      const first = Math.ceil(lo / stepSize);
+      for (let i = first; i * stepSize <= hi + stepSize * 1e-9; i++) {
+        const t = i * stepSize;
+        const v = Math.abs(t) < stepSize / 1e6 ? 0 : t;
+        const s = tickText(v);
+        const w = tw(s, TICK);
+        const tx = clampX(x(v), w, "middle", EDGE, W - EDGE);
+        const extent = span(tx, w, "middle");
+        if (overlaps(extent, taken)) { ok = false; break; }
+        taken.push(extent);
+        ticks.push([v, tx, s]);
+      }
+      if (ok) break;
+      stepSize *= 2;
+    }
+    for (const [v, tx, s] of ticks) {
       svg.appendChild(el("line", { x1: x(v), y1: padT - 4, x2: x(v), y2: axisY, stroke: "#e5e9ef" }));
-      svg.appendChild(text(x(v), axisY + 16, (v > 0 ? "+" : "") + Number(v.toPrecision(6)), { "text-anchor": "middle", "font-size": 10.5, fill: COLORS.muted }));
+      svg.appendChild(text(tx, axisY + 16, s, { "text-anchor": "middle", "font-size": TICK, fill: COLORS.muted }));
     }
     svg.appendChild(el("line", { x1: plotL, y1: axisY, x2: plotL + plotW, y2: axisY, stroke: COLORS.muted }));
     svg.appendChild(el("line", { x1: x(0), y1: padT - 12, x2: x(0), y2: axisY, stroke: COLORS.ink, "stroke-width": 1.5 }));
-    svg.appendChild(text(x(0), padT - 15, "0 = no difference", { "text-anchor": x(0) > W - 90 ? "end" : x(0) < plotL + 60 ? "start" : "middle", "font-size": 11, fill: COLORS.ink }));
-    svg.appendChild(text(plotL + plotW / 2, H - 4, W < 480 ? "A − B, percentage points" : "accuracy(A) − accuracy(B), percentage points", { "text-anchor": "middle", "font-size": 11, fill: COLORS.muted }));
+    const zero = "0 = no difference";
+    const zeroAnchor = x(0) > W - 90 ? "end" : x(0) < plotL + 60 ? "start" : "middle";
+    const zw = tw(zero, 11);
+    svg.appendChild(text(clampX(x(0), zw, zeroAnchor, EDGE, W - EDGE), padT - 16, zero, { "text-anchor": zeroAnchor, "font-size": 11, fill: COLORS.ink }));
+    svg.appendChild(text(clampX(plotL + plotW / 2, tw(titleText, AXIS), "middle", EDGE, W - EDGE), H - 6, titleText, { "text-anchor": "middle", "font-size": AXIS, fill: COLORS.muted }));
 
     rows.forEach((r, i) => {
       const yc = padT + rowH * i + rowH / 2;
       const rec = r.key === recommended;
-      svg.appendChild(text(labelW, yc + 4, clip(r.short || r.label, Math.floor(labelW / 6.6)), { "text-anchor": "end", "font-size": 11.5, "font-weight": rec ? 700 : 400 }));
+      const weight = rec ? 700 : 400;
+      svg.appendChild(text(labelW, yc + 4, fit(r.short || r.label, labelW - EDGE, LABEL, weight), { "text-anchor": "end", "font-size": LABEL, "font-weight": weight }));
       if (r.low === null || r.high === null) {
-        svg.appendChild(text(plotL + 4, yc + 4, "not available", { "font-size": 11, fill: COLORS.muted }));
+        svg.appendChild(text(plotL + 4, yc + 4, fit("not available", plotW - 4, 11), { "font-size": 11, fill: COLORS.muted }));
         return;
       }
       const color = rec ? COLORS.aSide : COLORS.muted;
