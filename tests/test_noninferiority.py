@@ -543,3 +543,27 @@ def test_tango_example_with_a_ten_point_margin() -> None:
     # -0.1, so non-inferiority with a 10-point margin is shown at alpha = 0.05; not at 9 points.
     assert noninferiority([[43, 0], [1, 0]], 0.10).noninferior is True
     assert noninferiority([[43, 0], [1, 0]], 0.09).noninferior is False
+
+
+def test_log10_pvalue_where_the_pvalue_underflows() -> None:
+    cells = [[10**9, 3 * 10**7], [10**7, 10**8]]
+    r = noninferiority(cells, 0.01)
+    z = tango_mp(3 * 10**7, 10**7, 10**9 + 4 * 10**7 + 10**8, -0.01)
+    assert r.pvalue == 0.0
+    assert r.log10_pvalue == pytest.approx(float(mpmath.log10(mpmath.ncdf(-z))), rel=1e-10)
+    assert "e-" in str(r) and "p = 0 " not in str(r)
+    e = equivalence(cells, 0.01)
+    assert e.log10_pvalue == max(e.log10_pvalue_lower, e.log10_pvalue_upper)
+
+
+def test_no_items() -> None:
+    rep = analyze(PairedTable(a=0, b=0, c=0, d=0), margin=0.01, equivalence=True)
+    assert "there are no items to test" in rep.conclusion.text
+    assert "nan" not in str(rep).lower()
+    import jsonschema_rs
+
+    from mcnemar.report import json_schema
+
+    doc = json.loads(json.dumps(rep.to_dict(), allow_nan=False))
+    assert jsonschema_rs.validator_for(json_schema()).is_valid(doc)
+    assert doc["noninferiority"]["pvalue"] == 1.0 and doc["noninferiority"]["statistic"] is None
