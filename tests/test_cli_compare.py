@@ -459,3 +459,14 @@ def test_archive_over_the_inflate_budget_or_corrupt_is_bad_input(tmp_path: Path)
     assert bad.exit_code == ExitCode.BAD_INPUT and "internal error" not in bad.stderr
     assert str(corrupt) in bad.stderr
     assert invoke(big, big, "--max-inflated-mb", "0").exit_code == ExitCode.BAD_INPUT
+
+
+def test_task_option_checks_logs_of_one_task(tmp_path: Path) -> None:
+    a = inspect_json(tmp_path / "a.json", OUT_A)
+    b = inspect_json(tmp_path / "b.json", OUT_B)
+    assert invoke(a, b, "--task", "arith").exit_code == 0
+    other = invoke(a, b, "--task", "other")
+    assert other.exit_code == 2 and "the log holds task 'arith', not 'other'" in other.stderr
+    g = DATA / "generic"
+    csv = invoke(g / "a.csv", g / "b.csv", "--task", "arith")
+    assert csv.exit_code == 2 and "--task applies to eval-harness logs" in csv.stderr
