@@ -115,7 +115,7 @@ def _check_task(run: RunResults, wanted: str | Sequence[str]) -> None:
     recorded = run.identity.task
     if not run.identity.tasks:
         raise McNemarError(
-            f"{option('task', 'NAME')} applies to eval-harness logs; {run.path} is a "
+            f"{option('task')} applies to eval-harness logs; {run.path} is a "
             f"{run.format} file, which records no task"
         )
     if recorded is None:
