@@ -202,6 +202,8 @@ def check_report(rep: Report) -> None:
     assert ("within what chance produces" in text) == (plain_not_sig and direction is not None)
     assert ("not evidence that the two are equally accurate" in text) == plain_not_sig
     assert ("significant only because" in text) == (sig and better is None)
+    if sig and better is None:  # only a one-sided p of at least 1/2 below an alpha above 1/2
+        assert side is not None and p >= 0.5 and alpha > 0.5
     assert ("includes 0" in text) == (better is not None and con.interval_contains_zero is True)
     assert ("excludes 0" in text) == (
         plain_not_sig and direction is not None and con.interval_contains_zero is False

@@ -105,7 +105,7 @@ class Conclusion:
     better : {"a", "b"} or None
         The system that did significantly better, ``None`` when the test set does not
         resolve them (or when a one-sided test rejects although the data do not favour the
-        system it is about, which takes an alpha of about 1/2 or more).
+        system it is about: its p-value is then at least 1/2, so this takes an alpha above 1/2).
     text : str
         The conclusion in words.
     direction : {"a", "b"} or None
@@ -1174,8 +1174,8 @@ def _conclusion(
             text += interval_note("includes")
         headline = f"{winner} did better than {loser}"
     elif significant:
-        # Only a one-sided test at an alpha of about 1/2 or more rejects without the data
-        # favouring the system it is about.
+        # Only a one-sided test at an alpha above 1/2 rejects without the data favouring the
+        # system it is about (its p-value is then at least 1/2).
         about = name_of[side] if side else "either system"
         data = (
             lead(direction)
