@@ -1,0 +1,633 @@
+"""`mcnemar serve` under attack, as a real process: what a hostile page, file or client meets.
+
+Each test starts the real server (``python -m mcnemar serve --port 0``) and talks to it over
+loopback with raw sockets or ``http.client``, so that what is checked is what a browser or a
+script would meet: the status and the one JSON error shape, how long the server took, and its
+memory (from ``/proc``). References for the rules: the Fetch standard (``Origin``,
+``Sec-Fetch-Site``), RFC 9110 (413, 408), RFC 9112 section 9 (persistent connections and
+closing them), RFC 8878 (the Zstandard frame the zip bomb is made of), PKWARE APPNOTE 6.3
+(the ZIP layout).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("uvicorn")
+
+EXAMPLE = {"a": 157, "b": 17, "c": 3, "d": 23}
+
+
+# ----------------------------------------------------------------------------- the server
+
+
+@dataclass
+class Server:
+    proc: subprocess.Popen[str]
+    url: str
+    host: str
+    port: int
+    output: list[str]
+
+    def stderr(self) -> str:
+        """Everything the server wrote to stderr (call after it stopped)."""
+        return "".join(self.output)
+
+
+@contextlib.contextmanager
+def serve(*options: str) -> Iterator[Server]:
+    """Run `mcnemar serve --port 0 OPTIONS`; yield it once it answers; stop it."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", *options],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    output: list[str] = []
+    try:
+        assert proc.stdout is not None and proc.stderr is not None
+        line = proc.stdout.readline()
+        match = re.search(r"(http://(\[[^\]]+\]|[^:/]+):(\d+)/)", line)
+        assert match, line + proc.stderr.read()
+        reader = threading.Thread(target=lambda: output.extend(proc.stderr), daemon=True)
+        reader.start()
+        server = Server(proc, match.group(1), match.group(2), int(match.group(3)), output)
+        _wait_until_up(server)
+        yield server
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            raise
+        time.sleep(0.1)
+
+
+def _wait_until_up(server: Server) -> None:
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            status, _, _ = request(server, "GET", "/api/v1/health")
+            if status == 200:
+                return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("the server did not answer within 30 s")
+        time.sleep(0.1)
+
+
+def request(
+    server: Server,
+    method: str,
+    path: str,
+    body: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    timeout: float = 30,
+) -> tuple[int, dict[str, str], Any]:
+    """One request on a fresh connection: status, headers (lower-case), decoded JSON body."""
+    conn = http.client.HTTPConnection(server.host.strip("[]"), server.port, timeout=timeout)
+    try:
+        all_headers = {"Host": f"{server.host}:{server.port}"}
+        all_headers.update(headers or {})
+        conn.request(method, path, body=body, headers=all_headers)
+        response = conn.getresponse()
+        raw = response.read()
+        got = {k.lower(): v for k, v in response.getheaders()}
+        try:
+            data = json.loads(raw) if raw else None
+        except ValueError:
+            data = raw
+        return response.status, got, data
+    finally:
+        conn.close()
+
+
+def post_json(server: Server, body: Any, **headers: str) -> tuple[int, dict[str, str], Any]:
+    return request(
+        server, "POST", "/api/v1/analyze", json.dumps(body).encode(),
+        {"Content-Type": "application/json", **headers},
+    )
+
+
+def assert_error_shape(data: Any, status: int) -> str:
+    assert set(data) == {"error"}, data
+    error = data["error"]
+    assert set(error) == {"status", "message", "field", "errors"}
+    assert error["status"] == status
+    assert error["errors"] and all(set(e) == {"field", "message", "type"} for e in error["errors"])
+    return str(error["message"])
+
+
+def multipart(files: dict[str, tuple[str, bytes]], boundary: str = "mcnemarboundary") -> bytes:
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{field}"; '
+        f'filename="{name}"\r\nContent-Type: application/octet-stream\r\n\r\n'.encode()
+        + data + b"\r\n"
+        for field, (name, data) in files.items()
+    ]
+    return b"".join(parts) + f"--{boundary}--\r\n".encode()
+
+
+MULTIPART = "multipart/form-data; boundary=mcnemarboundary"
+
+
+def raw_connection(server: Server, timeout: float = 40) -> socket.socket:
+    sock = socket.create_connection((server.host.strip("[]"), server.port), timeout=timeout)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def read_until_closed(sock: socket.socket) -> bytes:
+    """What the server sends until it closes the connection (or resets it)."""
+    received = b""
+    while True:
+        try:
+            chunk = sock.recv(65536)
+        except ConnectionResetError:
+            return received
+        if not chunk:
+            return received
+        received += chunk
+
+
+def status_of(raw: bytes) -> int | None:
+    match = re.match(rb"HTTP/1\.1 (\d{3}) ", raw)
+    return int(match.group(1)) if match else None
+
+
+# ----------------------------------------------------------------------------- memory
+
+
+def _tree(pid: int) -> list[int]:
+    pids = [pid]
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    if children.exists():
+        for child in children.read_text().split():
+            pids.extend(_tree(int(child)))
+    return pids
+
+
+def _status_kib(pid: int, key: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(key + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {key} for {pid}")
+
+
+def rss_kib(pid: int) -> int:
+    """Resident memory of a process and its descendants (the worker processes)."""
+    return sum(_status_kib(p, "VmRSS") for p in _tree(pid))
+
+
+def reset_peaks(pid: int) -> None:
+    """Restart the peak-RSS counters (``echo 5 > /proc/PID/clear_refs``, Linux >= 4.0)."""
+    for p in _tree(pid):
+        Path(f"/proc/{p}/clear_refs").write_text("5")
+
+
+def peak_kib(pid: int) -> int:
+    """Peak resident memory since :func:`reset_peaks`, summed over the process tree."""
+    return sum(_status_kib(p, "VmHWM") for p in _tree(pid))
+
+
+# ----------------------------------------------------------------------------- hostile files
+
+
+def zstd_run(total: int, byte: bytes = b" ") -> bytes:
+    """A Zstandard frame (RFC 8878) that decompresses to ``total`` copies of one byte.
+
+    Every block is an RLE block (type 1): a 3-byte header giving the regenerated size (128 KiB,
+    the largest block) and the one byte to repeat. 4 GiB are 32,768 blocks of 4 bytes: 128 kB
+    on the wire, built without ever holding the inflated data.
+    """
+    block = 128 * 1024
+    count = total // block
+    head = (1 << 1) | (block << 3)
+    frame_header = b"\x28\xb5\x2f\xfd" + bytes([0x00, 0x50])  # no content size, 1 MiB window
+    return (
+        frame_header
+        + (head.to_bytes(3, "little") + byte) * (count - 1)
+        + (head | 1).to_bytes(3, "little") + byte  # the last block
+    )
+
+
+def zip_of(name: str, data: bytes, method: int, declared_size: int) -> bytes:
+    """A one-entry ZIP archive (APPNOTE 4.3) holding ``data`` as compressed with ``method``."""
+    encoded = name.encode()
+    local = struct.pack(
+        "<4sHHHHHIIIHH", b"PK\x03\x04", 63, 0, method, 0, 0x21, 0, len(data), declared_size,
+        len(encoded), 0,
+    ) + encoded
+    central = struct.pack(
+        "<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 63, 63, 0, method, 0, 0x21, 0, len(data),
+        declared_size, len(encoded), 0, 0, 0, 0, 0, 0,
+    ) + encoded
+    end = struct.pack(
+        "<4sHHHHIIH", b"PK\x05\x06", 0, 0, 1, 1, len(central), len(local) + len(data), 0
+    )
+    return local + data + central + end
+
+
+def many_entries(count: int) -> bytes:
+    """A ZIP archive whose central directory lists ``count`` empty entries."""
+    records = b"".join(
+        struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 20, 20, 0, 0, 0, 0x21, 0, 0, 0,
+                    8, 0, 0, 0, 0, 0, 0) + b"%08x" % i
+        for i in range(count)
+    )
+    end = struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, len(records), 0, 0)
+    return records + end
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    """One server with the default settings, shared by the tests that need nothing else."""
+    with serve() as running:
+        yield running
+
+
+SMALL_CSV = b"id,correct\n" + b"".join(b"q%d,%d\n" % (i, i % 3 != 0) for i in range(50))
+
+
+# ----------------------------------------------------------------------------- the tests
+
+
+def test_zip_bomb_upload_is_refused_quickly_with_bounded_memory(server: Server) -> None:
+    inflated = 4 * 1024**3
+    bomb = zip_of("header.json", zstd_run(inflated), 93, 0xFFFFFFFE)
+    assert len(bomb) < 200_000  # small on the wire: 4 GiB inflated
+    # Warm up: the first upload imports the file readers, which is not the bomb's doing.
+    status, _, _ = request(server, "POST", "/api/v1/compare",
+                           multipart({"file_a": ("a.csv", SMALL_CSV),
+                                      "file_b": ("b.csv", SMALL_CSV)}),
+                           {"Content-Type": MULTIPART})
+    assert status == 200
+    before = rss_kib(server.proc.pid)
+    reset_peaks(server.proc.pid)
+    started = time.monotonic()
+    status, _, data = request(
+        server, "POST", "/api/v1/compare",
+        multipart({"file_a": ("bomb.eval", bomb), "file_b": ("b.csv", SMALL_CSV)}),
+        {"Content-Type": MULTIPART},
+    )
+    elapsed = time.monotonic() - started
+    growth_mb = (peak_kib(server.proc.pid) - before) / 1024
+    message = assert_error_shape(data, 413)
+    assert data["error"]["field"] == "file_a"
+    assert "bomb.eval" in message and "256 MB" in message and "--max-inflated-mb" in message
+    assert "/tmp" not in message
+    print(f"zip bomb ({len(bomb)} bytes, {inflated / 1024**3:g} GiB inflated): 413 after "
+          f"{elapsed:.2f} s, peak memory growth {growth_mb:.0f} MB")
+    assert growth_mb < 400
+    assert elapsed < 20
+
+
+def test_archive_budget_flags_reach_the_reader() -> None:
+    bomb = zip_of("header.json", zstd_run(64 * 1024**2), 93, 0xFFFFFFFE)
+    crowded = many_entries(3_000)
+    with serve("--max-inflated-mb", "16", "--max-archive-members", "2000") as server:
+        status, _, data = request(
+            server, "POST", "/api/v1/compare",
+            multipart({"file_a": ("a.csv", SMALL_CSV), "file_b": ("run.eval", bomb)}),
+            {"Content-Type": MULTIPART},
+        )
+        assert status == 413 and data["error"]["field"] == "file_b"
+        assert "run.eval" in data["error"]["message"] and "16 MB" in data["error"]["message"]
+        # Too many entries: refused from the central directory, before zipfile parses it.
+        status, _, data = request(
+            server, "POST", "/api/v1/compare",
+            multipart({"file_a": ("many.eval", crowded), "file_b": ("b.csv", SMALL_CSV)}),
+            {"Content-Type": MULTIPART},
+        )
+        message = assert_error_shape(data, 413)
+        assert "many.eval" in message and "2000 allowed" in message
+        assert "--max-archive-members" in message
+
+
+def test_oversized_json_body_is_refused_before_it_is_read(server: Server) -> None:
+    # Declared: 100 MB announced, 1 kB sent; the answer comes without the rest.
+    sock = raw_connection(server, timeout=10)
+    started = time.monotonic()
+    sock.sendall(
+        b"POST /api/v1/analyze HTTP/1.1\r\nHost: localhost\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 100000000\r\n\r\n" + b" " * 1000
+    )
+    raw = read_until_closed(sock)
+    elapsed = time.monotonic() - started
+    sock.close()
+    assert status_of(raw) == 413, raw[:200]
+    head, _, body = raw.partition(b"\r\n\r\n")
+    assert b"connection: close" in head.lower()
+    assert_error_shape(json.loads(body), 413)
+    assert elapsed < 5
+    # Streamed without a length (chunked): refused once 64 KiB have arrived.
+    sock = raw_connection(server, timeout=10)
+    sock.sendall(
+        b"POST /api/v1/analyze HTTP/1.1\r\nHost: localhost\r\n"
+        b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    )
+    sent = 0
+    raw = b""
+    chunk = b"4000\r\n" + b" " * 0x4000 + b"\r\n"
+    with contextlib.suppress(OSError):
+        for _ in range(64):  # up to 1 MB, but the server answers after 64 KiB
+            sock.sendall(chunk)
+            sent += 0x4000
+            sock.settimeout(0.05)
+            try:
+                first = sock.recv(65536)
+            except TimeoutError:
+                continue
+            finally:
+                sock.settimeout(10)
+            if first:
+                raw = first + read_until_closed(sock)
+                break
+    sock.close()
+    assert status_of(raw) == 413, raw[:200]
+    assert sent <= 256 * 1024
+    # Small bodies still pass, and a GET's body is limited too.
+    assert post_json(server, EXAMPLE)[0] == 200
+    status, _, data = request(server, "GET", "/api/v1/health", b"x" * 100_000)
+    assert status == 413 and assert_error_shape(data, 413)
+
+
+def test_cross_site_posts_are_refused_and_same_origin_ones_served(server: Server) -> None:
+    own = f"http://{server.host}:{server.port}"
+    cases = {
+        "foreign origin": {"Origin": "http://evil.example"},
+        "cross-site": {"Sec-Fetch-Site": "cross-site"},
+        "both": {"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"},
+        "same-site": {"Origin": f"http://localhost:{server.port + 1}",
+                      "Sec-Fetch-Site": "same-site"},
+        "another port": {"Origin": f"http://{server.host}:{server.port + 1}"},
+        "opaque origin": {"Origin": "null"},
+    }
+    for name, headers in cases.items():
+        status, _, data = post_json(server, EXAMPLE, **headers)
+        assert status == 403, name
+        assert "only the calculator's own page" in assert_error_shape(data, 403)
+        assert data["error"]["errors"][0]["type"] == "cross_origin"
+    # The upload is refused the same way, before its body is read.
+    status, _, data = request(
+        server, "POST", "/api/v1/compare",
+        multipart({"file_a": ("a.csv", SMALL_CSV), "file_b": ("b.csv", SMALL_CSV)}),
+        {"Content-Type": MULTIPART, "Origin": "http://evil.example",
+         "Sec-Fetch-Site": "cross-site"},
+    )
+    assert status == 403 and assert_error_shape(data, 403)
+    # The page itself (same origin) and programs without Origin are served.
+    same = {"Origin": own, "Sec-Fetch-Site": "same-origin"}
+    status, _, data = post_json(server, EXAMPLE, **same)
+    assert status == 200 and data["conclusion"]["better"] == "a"
+    assert post_json(server, EXAMPLE)[0] == 200
+    status, _, _ = request(
+        server, "POST", "/api/v1/compare",
+        multipart({"file_a": ("a.csv", SMALL_CSV), "file_b": ("b.csv", SMALL_CSV)}),
+        {"Content-Type": MULTIPART, "Origin": own, "Sec-Fetch-Site": "same-origin"},
+    )
+    assert status == 200
+    # Reading is not state-changing: a cross-site GET of the page is answered.
+    status, _, _ = request(server, "GET", "/", headers={"Sec-Fetch-Site": "cross-site"})
+    assert status == 200
+
+
+def test_half_sent_requests_and_idle_connections_are_dropped() -> None:
+    timeout = 2.0
+    # On 127.0.0.2: any loopback address prints a URL that answers (it is an allowed host).
+    with serve("--host", "127.0.0.2", "--request-timeout", str(timeout),
+               "--keep-alive-timeout", "3") as server:
+        assert server.url == f"http://127.0.0.2:{server.port}/"
+        conn = http.client.HTTPConnection("127.0.0.2", server.port, timeout=30)
+        conn.request("POST", "/api/v1/analyze", body=json.dumps(EXAMPLE),
+                     headers={"Content-Type": "application/json"})
+        response = conn.getresponse()
+        assert response.status == 200
+        # 2 * P(Bin(20, 1/2) <= 3) = 2 * 1351 / 2**20
+        assert json.loads(response.read())["tests"]["exact"]["pvalue"] == pytest.approx(
+            2 * 1351 / 2**20, rel=1e-13)
+        conn.close()
+        probes = {
+            "headers stop half-way": b"POST /api/v1/analyze HTTP/1.1\r\nHost: localhost\r\n",
+            "body stops half-way": (
+                b"POST /api/v1/analyze HTTP/1.1\r\nHost: localhost\r\n"
+                b"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"b\": 1"
+            ),
+            "upload stops half-way": (
+                b"POST /api/v1/compare HTTP/1.1\r\nHost: localhost\r\n"
+                b"Content-Type: " + MULTIPART.encode() + b"\r\nContent-Length: 100000\r\n\r\n"
+                + multipart({"file_a": ("a.csv", SMALL_CSV)})[:-30]
+            ),
+            "nothing sent": b"",
+        }
+        results: dict[str, tuple[float, bytes]] = {}
+
+        def probe(name: str, data: bytes) -> None:
+            sock = raw_connection(server)
+            started = time.monotonic()
+            if data:
+                sock.sendall(data)
+            raw = read_until_closed(sock)
+            results[name] = (time.monotonic() - started, raw)
+            sock.close()
+
+        def trickle() -> None:
+            # One byte of body every 0.4 s: never a pause of 2 s, but far below any real
+            # network's rate, so the minimum rate drops it.
+            sock = raw_connection(server)
+            started = time.monotonic()
+            sock.sendall(b"POST /api/v1/analyze HTTP/1.1\r\nHost: localhost\r\n"
+                         b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+            raw = b""
+            sock.settimeout(0.4)
+            for _ in range(100):
+                try:
+                    sock.sendall(b" ")
+                    raw = sock.recv(65536)
+                except TimeoutError:
+                    continue
+                except OSError:
+                    break
+                break
+            sock.settimeout(40)
+            raw += read_until_closed(sock)
+            results["body trickles"] = (time.monotonic() - started, raw)
+            sock.close()
+
+        threads = [threading.Thread(target=probe, args=item) for item in probes.items()]
+        threads.append(threading.Thread(target=trickle))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        # Still serving everyone else.
+        assert post_json(server, EXAMPLE)[0] == 200
+    for name, (elapsed, raw) in sorted(results.items()):
+        print(f"{name}: dropped after {elapsed:.1f} s, status {status_of(raw)}")
+    assert set(results) == {*probes, "body trickles"}
+    for name, (elapsed, raw) in results.items():
+        assert elapsed < 30, name
+        if name == "nothing sent":
+            assert raw == b"" and 2.5 <= elapsed < 6, (name, elapsed)
+        else:
+            assert status_of(raw) == 408, (name, raw[:200])
+            assert timeout - 0.2 <= elapsed < timeout + 4, (name, elapsed)
+    stderr = server.stderr()
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+
+
+def test_default_time_limits_reach_the_protocol(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The defaults (10 s for a request, 20 s idle) without waiting for them: the configuration
+    handed to uvicorn is inspected instead of started."""
+    import uvicorn
+    from click.testing import CliRunner
+
+    from mcnemar.cli import main
+    from mcnemar.web.server import (
+        DEFAULT_KEEP_ALIVE_TIMEOUT,
+        DEFAULT_REQUEST_TIMEOUT,
+        GuardedH11Protocol,
+    )
+
+    seen: dict[str, Any] = {}
+
+    class FakeServer:
+        def __init__(self, config: Any) -> None:
+            seen["config"] = config
+
+        def run(self, sockets: Any = None) -> None:
+            seen["ran"] = True
+
+    monkeypatch.setattr(uvicorn, "Server", FakeServer)
+    result = CliRunner().invoke(main, ["serve", "--port", "0"])
+    assert result.exit_code == 0, result.output
+    config = seen["config"]
+    assert DEFAULT_REQUEST_TIMEOUT == config.request_timeout == 10.0
+    assert DEFAULT_KEEP_ALIVE_TIMEOUT == config.timeout_keep_alive == 20.0
+    assert config.http is GuardedH11Protocol
+    assert ("keep-alive", "timeout=18") in config.headers
+    # A half-sent request is dropped within the limit asked for: well under 30 s.
+    assert config.request_timeout + 4 < 30
+
+
+def test_foreign_host_is_refused_whatever_the_bind_address() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "mcnemar", "serve", "--host", "0.0.0.0", "--port", "0"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert out.returncode == 2
+    assert "--allowed-host" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+    # With two workers: the settings travel to them through the environment.
+    with serve("--host", "0.0.0.0", "--allowed-host", "calc.test", "--workers", "2") as server:
+        assert server.url == f"http://127.0.0.1:{server.port}/"
+        for host, expected in (
+            ("evil.example", 400),
+            (f"evil.example:{server.port}", 400),
+            (f"calc.test:{server.port}", 200),
+            (f"127.0.0.1:{server.port}", 200),
+            ("localhost", 200),
+        ):
+            status, _, data = post_json(server, EXAMPLE, Host=host)
+            assert status == expected, host
+            if expected == 400:
+                assert "unexpected Host" in assert_error_shape(data, 400)
+    stdout_rest = server.proc.stdout.read() if server.proc.stdout else ""
+    assert f"http://calc.test:{server.port}/" in stdout_rest
+    assert "calc.test" in server.stderr()  # the warning names what it answers to
+
+
+def test_keep_alive_2000_requests_at_50_concurrent_without_errors(server: Server) -> None:
+    per_client, clients = 40, 50
+    errors: Counter[str] = Counter()
+    kept = Counter[bool]()
+    lock = threading.Lock()
+    body = json.dumps(EXAMPLE).encode()
+    headers = {"Content-Type": "application/json", "Host": f"127.0.0.1:{server.port}"}
+
+    def client() -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        for _ in range(per_client):
+            try:
+                conn.request("POST", "/api/v1/analyze", body=body, headers=headers)
+                response = conn.getresponse()
+                response.read()
+                with lock:
+                    if response.status != 200:
+                        errors[f"status {response.status}"] += 1
+                    kept[response.getheader("connection") != "close"] += 1
+            except OSError as exc:
+                with lock:
+                    errors[type(exc).__name__] += 1
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        conn.close()
+
+    # Meanwhile one connection stays idle for 6 s, past uvicorn's former 5 s keep-alive (equal
+    # to the 5 s pool expiry of httpx, so the two raced): the server must not close it first.
+    idle = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    idle.request("POST", "/api/v1/analyze", body=body, headers=headers)
+    first = idle.getresponse()
+    first.read()
+    idle_since = time.monotonic()
+    started = time.monotonic()
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    elapsed = time.monotonic() - started
+    time.sleep(max(0.0, 6 - (time.monotonic() - idle_since)))
+    idle.request("POST", "/api/v1/analyze", body=body, headers=headers)
+    assert idle.getresponse().status == 200
+    idle.close()
+    print(f"{clients * per_client} keep-alive requests, {clients} concurrent: "
+          f"{sum(errors.values())} errors in {elapsed:.1f} s")
+    assert not errors, errors
+    assert kept[True] == clients * per_client
+    assert first.getheader("keep-alive") == "timeout=18"
+
+
+def test_an_abandoned_upload_is_one_line_in_the_log(server: Server) -> None:
+    before = set(Path(tempfile.gettempdir()).glob("mcnemar-upload-*"))
+    logged = len(server.output)
+    sock = raw_connection(server)
+    sock.sendall(
+        b"POST /api/v1/compare HTTP/1.1\r\nHost: localhost\r\n"
+        b"Content-Type: " + MULTIPART.encode() + b"\r\nContent-Length: 10000000\r\n\r\n"
+        + multipart({"file_a": ("a.csv", SMALL_CSV * 100)})[:-30]
+    )
+    time.sleep(0.5)
+    sock.close()
+    deadline = time.monotonic() + 10
+    while len(server.output) == logged and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert post_json(server, EXAMPLE)[0] == 200
+    time.sleep(0.3)
+    stderr = "".join(server.output[logged:])
+    assert "Traceback" not in stderr and "internal error" not in stderr, stderr
+    assert len(stderr.strip().splitlines()) == 1, stderr
+    assert "closed the connection during the upload" in stderr
+    # The upload's temporary directory is gone.
+    assert not set(Path(tempfile.gettempdir()).glob("mcnemar-upload-*")) - before
