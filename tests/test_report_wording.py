@@ -602,3 +602,32 @@ def test_golden_text_and_markdown(key: str) -> None:
             f"{filename} differs from the golden file; if the change is intended, regenerate "
             "with MCNEMAR_UPDATE_GOLDEN=1 and have the diff reviewed"
         )
+
+
+def test_unpaired_ztest_checks_its_alternative() -> None:
+    from mcnemar import McNemarError
+    from mcnemar.inference import unpaired_ztest
+
+    with pytest.raises(McNemarError, match="alternative must be one of"):
+        unpaired_ztest(157, 17, 3, 23, alternative="up")
+    # the two one-sided p-values add up to 1 and the smaller one doubled is the two-sided one
+    _, p2 = unpaired_ztest(157, 17, 3, 23)
+    _, pg = unpaired_ztest(157, 17, 3, 23, alternative="greater")
+    _, pl = unpaired_ztest(157, 17, 3, 23, alternative="less")
+    assert float(pg + pl) == pytest.approx(1.0, abs=1e-15)
+    assert float(p2) == pytest.approx(2 * min(float(pg), float(pl)), rel=1e-15)
+
+
+def test_the_web_takes_the_library_count_limit() -> None:
+    from pydantic import ValidationError
+
+    from mcnemar import TableError
+    from mcnemar.web.models import MAX_COUNT, PassesFramingRequest
+
+    assert MAX_COUNT == 2**52
+    PairedTable(b=MAX_COUNT, c=0)
+    PassesFramingRequest(b=MAX_COUNT, c=0)
+    with pytest.raises(TableError, match="2\\*\\*52"):
+        PairedTable(b=MAX_COUNT + 1, c=0)
+    with pytest.raises(ValidationError, match="2\\*\\*52"):
+        PassesFramingRequest(b=MAX_COUNT + 1, c=0)
