@@ -502,3 +502,35 @@ def test_every_cited_reference_is_on_the_references_page() -> None:
     missing = sorted((name, year) for name, year in cited
                      if not any(name in entry and year in entry for entry in entries))
     assert not missing, f"cited in src/mcnemar but not listed in docs/references.md: {missing}"
+
+
+# ----------------------------------------------------------------------------- site structure
+
+
+def test_exit_code_table_matches_the_cli() -> None:
+    from mcnemar.cli._common import ExitCode
+
+    text = (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
+    section = text.split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    shown = {int(m) for m in re.findall(r"^\| (\d+) \|", section, re.M)}
+    assert shown == {int(code) for code in ExitCode}
+
+
+def test_navigation_lists_every_page() -> None:
+    yaml = pytest.importorskip("yaml")
+    config = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+
+    def files(node: Any) -> list[str]:
+        if isinstance(node, str):
+            return [node]
+        if isinstance(node, list):
+            return [f for item in node for f in files(item)]
+        if isinstance(node, dict):
+            return [f for value in node.values() for f in files(value)]
+        return []
+
+    in_nav = files(config["nav"])
+    pages = sorted(str(p.relative_to(DOCS)) for p in DOCS.rglob("*.md"))
+    assert sorted(set(in_nav)) == pages, "mkdocs.yml nav and docs/*.md differ"
+    assert len(in_nav) == len(set(in_nav)), "a page is listed twice in the nav"
+    assert config["theme"]["font"] is False, "web fonts would be fetched from another host"
