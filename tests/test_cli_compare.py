@@ -432,10 +432,17 @@ def test_missing_extra_names_the_install(monkeypatch: pytest.MonkeyPatch,
         return real(name, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(builtins, "__import__", no_frames)
-    result = invoke(tmp_path / "a.parquet", tmp_path / "b.parquet")
+    result = invoke(tmp_path / "a.parquet", tmp_path / "b.parquet")  # DuckDB found, not importable
     assert result.exit_code == ExitCode.BAD_INPUT, result.output
     assert "pip install 'mcnemar[frames]'" in result.stderr
     assert "internal error" not in result.stderr
+    from mcnemar.io import generic
+
+    monkeypatch.setattr(generic, "_duckdb_available", lambda: False)  # neither installed
+    result = invoke(tmp_path / "a.parquet", tmp_path / "b.parquet")
+    assert result.exit_code == ExitCode.BAD_INPUT, result.output
+    assert "reading Parquet needs DuckDB or pyarrow: pip install 'mcnemar[frames]'" in \
+        result.stderr
 
 
 def test_archive_over_the_inflate_budget_or_corrupt_is_bad_input(tmp_path: Path) -> None:
