@@ -73,7 +73,11 @@ __all__ = [
     "EquivalenceResult",
     "NonInferiorityResult",
     "boundary_tail",
+    "describe_margin",
     "equivalence",
+    "margin_dict",
+    "margin_lines",
+    "margin_sentences",
     "noninferiority",
     "score_statistic",
 ]
