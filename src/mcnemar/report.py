@@ -823,13 +823,23 @@ def analyze(
     approximation is not trusted and the exact conditional test is recommended; from 25 on,
     the uncorrected chi-square test. Fagerland, Lydersen & Laake (2013) found the mid-p test
     closer to the nominal level than the exact test in all situations, and the report names it
-    as the less conservative alternative.
+    as the less conservative alternative; it says that the exact and mid-p tests agree closely
+    with the chi-square test only when their p-values are within a factor of
+    ``CLOSE_FACTOR`` (1.25) of it, and otherwise by how much they differ.
+
+    The detectable difference (:func:`mcnemar.planning.minimum_detectable_effect`) and the
+    unpaired comparison use the same ``alternative`` as the tests. The conclusion
+    (:class:`Conclusion`) is decided claim by claim from the numbers and then put into words;
+    when a one-sided alternative points against the observed difference it says that the
+    data point the other way, and by how much.
 
     Examples
     --------
     >>> rep = analyze(PairedTable(a=157, b=17, c=3, d=23), names=("candidate", "baseline"))
     >>> rep.recommended, round(rep.pvalue, 4), rep.conclusion.better
     ('exact', 0.0026, 'a')
+    >>> analyze(PairedTable(a=157, b=17, c=3, d=23), alternative="less").conclusion.headline
+    'No evidence that B is more accurate: the data favour A'
     """
     t = as_table(table)
     if t.shape:
