@@ -524,6 +524,69 @@ def test_host_header_is_checked_when_asked() -> None:
     assert_error(foreign, 400, None)
 
 
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        ({}, 200),  # curl and scripts send no Origin
+        ({"origin": "http://testserver", "sec-fetch-site": "same-origin"}, 200),
+        ({"origin": "https://testserver:443"}, 200),
+        ({"origin": "http://evil.example"}, 403),
+        ({"origin": "http://testserver:8001"}, 403),  # another port is another origin
+        ({"origin": "null"}, 403),
+        ({"origin": "http://testserver", "sec-fetch-site": "cross-site"}, 403),
+        ({"sec-fetch-site": "same-site"}, 403),
+        ({"sec-fetch-site": "none"}, 200),  # typed by the user
+    ],
+)
+def test_state_changing_requests_from_other_origins_are_refused(
+    client: TestClient, headers: dict[str, str], status: int
+) -> None:
+    response = client.post("/api/v1/analyze", json=EXAMPLE, headers=headers)
+    if status == 200:
+        assert response.status_code == 200, response.text
+    else:
+        error = assert_error(response, 403, None)
+        assert error["errors"][0]["type"] == "cross_origin"
+
+
+def test_the_origin_check_covers_every_unsafe_method_and_no_safe_one(client: TestClient) -> None:
+    hostile = {"origin": "http://evil.example", "sec-fetch-site": "cross-site"}
+    for method in ("POST", "PUT", "PATCH", "DELETE"):
+        assert_error(client.request(method, "/api/v1/compare", headers=hostile), 403, None)
+    # Reading is harmless (and CORS keeps the answer from the foreign page).
+    assert client.get("/api/v1/health", headers=hostile).status_code == 200
+    assert client.get("/", headers=hostile).status_code == 200
+
+
+def test_json_bodies_are_limited_before_and_while_reading() -> None:
+    small = TestClient(create_app(max_json_bytes=1_000))
+    assert small.post("/api/v1/analyze", json=EXAMPLE).status_code == 200
+    body = json.dumps(dict(EXAMPLE, name_a="x" * 2_000)).encode()
+    error = assert_error(
+        small.post("/api/v1/analyze", content=body,
+                   headers={"content-type": "application/json"}), 413, None)
+    assert "1000 bytes" in error["message"]
+    # Without a Content-Length (chunked), the bytes are counted as they arrive.
+    def chunks() -> Any:
+        yield body[:600]
+        yield body[600:]
+
+    response = small.post("/api/v1/analyze", content=chunks(),
+                          headers={"content-type": "application/json"})
+    assert_error(response, 413, None)
+    assert response.headers["connection"] == "close"
+
+
+def test_app_from_environment_reads_every_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    settings = {"max_upload_mb": 0.5, "allowed_hosts": ["127.0.0.1", "calc.test"],
+                "max_inflated_mb": 3.0, "max_archive_members": 7, "request_timeout": 4.0}
+    monkeypatch.setenv("MCNEMAR_SERVE_SETTINGS", json.dumps(settings))
+    guarded = TestClient(webapp.app_from_environment())
+    assert guarded.get("/api/v1/health", headers={"host": "calc.test"}).json()[
+        "max_upload_mb"] == 0.5
+    assert_error(guarded.get("/api/v1/health", headers={"host": "evil.example"}), 400, None)
+
+
 def test_create_app_refuses_a_bad_limit() -> None:
     with pytest.raises(McNemarError, match="max_upload_mb"):
         create_app(max_upload_mb=0)
@@ -550,6 +613,60 @@ def _files(a: str = "candidate.csv", b: str = "baseline.csv") -> dict[str, Any]:
         "file_a": (a, (DATA / a).read_bytes(), "text/csv"),
         "file_b": (b, (DATA / b).read_bytes(), "text/csv"),
     }
+
+
+def _zip_with(tmp_path: Path, entries: dict[str, bytes]) -> bytes:
+    import zipfile
+
+    path = tmp_path / "run.eval"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for name, data in entries.items():
+            z.writestr(name, data)
+    return path.read_bytes()
+
+
+def test_compare_refuses_an_archive_over_the_inflate_budget(tmp_path: Path) -> None:
+    # 3 MB of spaces deflate to a few kB; the budget here is 1 MB (1024**2 bytes).
+    bomb = _zip_with(tmp_path, {"header.json": b" " * 3_000_000})
+    assert len(bomb) < 20_000
+    budget = TestClient(create_app(max_inflated_mb=1), raise_server_exceptions=False)
+    files = {"file_a": ("mine.eval", bomb), "file_b": _files()["file_b"]}
+    error = assert_error(budget.post("/api/v1/compare", files=files), 413, "file_a")
+    assert "mine.eval" in error["message"] and "1 MB" in error["message"]
+    assert "mcnemar serve --max-inflated-mb" in error["message"]
+    # A damaged archive is still a 422 (the file's fault, not a budget).
+    files = {"file_a": ("broken.eval", bomb[:-30]), "file_b": _files()["file_b"]}
+    assert_error(budget.post("/api/v1/compare", files=files), 422, "file_a")
+
+
+def test_compare_refuses_an_archive_with_too_many_entries(tmp_path: Path) -> None:
+    crowded = _zip_with(tmp_path, {f"samples/{i}.json": b"{}" for i in range(30)})
+    limited = TestClient(create_app(max_archive_members=20), raise_server_exceptions=False)
+    files = {"file_a": _files()["file_a"], "file_b": ("crowded.eval", crowded)}
+    error = assert_error(limited.post("/api/v1/compare", files=files), 413, "file_b")
+    assert "crowded.eval" in error["message"] and "20 allowed" in error["message"]
+
+
+def test_archive_directory_is_walked_not_trusted(tmp_path: Path) -> None:
+    from mcnemar.io._archive import zip_module
+    from mcnemar.web.upload import check_archive_directory
+
+    data = bytearray(_zip_with(tmp_path, {f"e{i}": b"x" * (i % 5) for i in range(500)}))
+    at = data.rfind(b"PK\x05\x06")
+    data[at + 8:at + 12] = (1).to_bytes(2, "little") * 2  # the record claims 1 entry
+    lying = tmp_path / "lying.zip"
+    lying.write_bytes(bytes(data))
+    assert len(zip_module().ZipFile(lying).infolist()) == 500  # what zipfile would build
+    check_archive_directory(lying, 500)
+    with pytest.raises(McNemarError, match="at least 500 entries, more than the 499 allowed"):
+        check_archive_directory(lying, 499)
+    prefixed = tmp_path / "prefixed.zip"  # data before the archive (a self-extractor)
+    prefixed.write_bytes(b"#!" * 5_000 + bytes(data))
+    with pytest.raises(McNemarError, match="more than the 10 allowed"):
+        check_archive_directory(prefixed, 10)
+    plain = tmp_path / "plain.csv"
+    plain.write_text("id,correct\nq1,1\n")
+    check_archive_directory(plain, 1)  # not an archive: left to the reader
 
 
 def test_compare_aligns_two_files(client: TestClient) -> None:
@@ -760,7 +877,9 @@ def test_serve_help_lists_the_options() -> None:
 
     result = CliRunner().invoke(main, ["serve", "--help"])
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--open", "--max-upload-mb"):
+    for option in ("--host", "--port", "--open", "--max-upload-mb", "--allowed-host",
+                   "--max-inflated-mb", "--max-archive-members", "--request-timeout",
+                   "--keep-alive-timeout", "--workers"):
         assert option in result.output
 
 
@@ -815,6 +934,31 @@ def test_serve_url_and_loopback(host: str, loopback: bool, url: str) -> None:
 
     assert _is_loopback(host) is loopback
     assert _url(host, 8000) == url
+
+
+@pytest.mark.parametrize(
+    ("host", "extra", "allowed"),
+    [
+        ("127.0.0.1", (), ["127.0.0.1", "localhost", "[::1]", "::1"]),
+        ("127.0.0.2", (), ["127.0.0.1", "localhost", "[::1]", "::1", "127.0.0.2"]),
+        ("::1", ("Calc.Test",), ["127.0.0.1", "localhost", "[::1]", "::1", "calc.test"]),
+        ("0.0.0.0", ("box.lan", "fe80::1"),
+         ["127.0.0.1", "localhost", "[::1]", "::1", "box.lan", "[fe80::1]"]),
+    ],
+)
+def test_serve_allowed_hosts(host: str, extra: tuple[str, ...], allowed: list[str]) -> None:
+    from mcnemar.cli.serve import _allowed_hosts
+
+    assert _allowed_hosts(host, extra) == allowed
+
+
+@pytest.mark.parametrize("name", ["http://box.lan", "box.lan:8000", "", "a b"])
+def test_serve_refuses_an_allowed_host_that_is_not_a_name(name: str) -> None:
+    from mcnemar.cli import main
+
+    result = CliRunner().invoke(main, ["serve", "--port", "0", "--allowed-host", name])
+    assert result.exit_code == 2
+    assert "--allowed-host" in result.output and "not a host name" in result.output
 
 
 def test_the_response_conforms_to_the_shipped_report_schema(client: TestClient) -> None:

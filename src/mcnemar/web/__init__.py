@@ -5,7 +5,8 @@ module                 holds
 =====================  ==================================================================
 :mod:`.app`            the ASGI application (:func:`create_app`): routes, one error shape
 :mod:`.models`         pydantic models of the requests and responses (the OpenAPI schema)
-:mod:`.upload`         streaming multipart reader with a per-file size limit
+:mod:`.upload`         streaming multipart reader with a per-file size limit; archive checks
+:mod:`.server`         uvicorn's HTTP protocol with time limits for slow and idle clients
 ``templates/``         the page (``index.html``)
 ``static/``            its script (``app.js``, ``charts.js``) and style sheet (``style.css``)
 =====================  ==================================================================

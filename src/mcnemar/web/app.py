@@ -156,12 +156,15 @@ def _error_response(
 def _status_type(status: int) -> str:
     return {
         400: "bad_request",
+        403: "forbidden",
         404: "not_found",
+        408: "timeout",
         405: "method_not_allowed",
         413: "too_large",
         415: "unsupported_media_type",
         422: "invalid",
         500: "internal",
+        503: "unavailable",
     }.get(status, "error")
 
 
@@ -734,6 +737,9 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 _ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "Bad request (e.g. a wrong Host header)."},
+    403: {"model": ErrorResponse, "description": "Sent by a web page of another origin."},
+    408: {"model": ErrorResponse, "description": "The request did not arrive in time."},
+    413: {"model": ErrorResponse, "description": "The body (or a file) is over the limit."},
     422: {"model": ErrorResponse, "description": "Invalid input; `field` names the culprit."},
     500: {"model": ErrorResponse, "description": "A bug in mcnemar (please report it)."},
 }
@@ -999,8 +1005,8 @@ def create_app(
         openapi_extra={"requestBody": compare_body_schema},
         responses={
             200: {"model": ReportResponse, "description": "The report, with its alignment."},
-            413: {"model": ErrorResponse, "description": "A file is larger than the limit."},
             501: {"model": ErrorResponse, "description": "File readers not installed."},
+            503: {"model": ErrorResponse, "description": "Busy, or the files took too long."},
             **_ERROR_RESPONSES,
         },
     )
