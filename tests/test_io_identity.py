@@ -409,3 +409,37 @@ def test_the_web_upload_gets_the_same_identity_checks(tmp_path: Path) -> None:
     report = ok.json()
     assert report["alignment"]["runs"]["b"]["status"] == "cancelled"
     assert any("did not complete" in w for w in report["warnings"])
+
+
+def test_helm_task_is_the_scenario_with_its_arguments(tmp_path: Path) -> None:
+    from mcnemar.io.helm import _task
+
+    spec = {"name": "mmlu:subject=anatomy,method=multiple_choice_joint,model=org/m",
+            "scenario_spec": {"class_name": "helm.benchmark.scenarios.mmlu_scenario.MMLUScenario",
+                              "args": {"subject": "anatomy"}}}
+    assert _task(spec) == "MMLUScenario:subject=anatomy"
+    assert _task({"name": "mmlu:subject=anatomy,model=org/m"}) == "mmlu:subject=anatomy"
+    assert _task({}) is None
+
+
+def test_read_pair_gives_a_log_of_several_scorers_the_other_runs_scorer(tmp_path: Path) -> None:
+    from mcnemar.io import read_pair
+
+    def two(path: Path) -> Path:
+        doc = json.loads(inspect_log(path, A_OUT).read_text())
+        for sample in doc["samples"]:
+            sample["scores"]["includes"] = {"value": "C"}
+        path.write_text(json.dumps(doc))
+        return path
+
+    both = two(tmp_path / "both.json")
+    single = inspect_log(tmp_path / "one.json", B_OUT, scorer="includes")
+    a, b = read_pair(both, single)
+    assert (a.identity.scorer, b.identity.scorer) == ("includes", "includes")
+    a, b = read_pair(single, both)
+    assert b.score_name == "includes"
+    with pytest.raises(InputFileError, match="several scorers"):
+        read_pair(both, both)
+    other = inspect_log(tmp_path / "other.json", B_OUT, scorer="exact")
+    with pytest.raises(InputFileError, match="several scorers"):
+        read_pair(both, other)  # the other run's scorer is not in this log

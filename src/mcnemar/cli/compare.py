@@ -237,7 +237,7 @@ def compare(
     """
     if fail_on == "inferior" and margin is None:
         raise McNemarError("--fail-on inferior needs --margin (e.g. --margin 0.01 for 1 point)")
-    from mcnemar.io import align, read_long, read_run
+    from mcnemar.io import align, read_long, read_pair
     from mcnemar.io._progress import activity
 
     ids = _ids(id_columns)
@@ -302,14 +302,15 @@ def compare(
             options["task"] = list(tasks) if tasks else None
             options["limits"] = limits
             sides = []
-            for path, side_ids, side_score in ((runs[0], id_a, score_a), (runs[1], id_b, score_b)):
+            for side_ids, side_score in ((id_a, score_a), (id_b, score_b)):
                 side = dict(options)
                 if side_ids:
                     side["id"] = _ids(side_ids)
                 if side_score:
                     side["score"] = side_score
-                sides.append(read_run(path, format=input_format, **side))
-            run_a, run_b = sides
+                sides.append(side)
+            run_a, run_b = read_pair(runs[0], runs[1], format=input_format,
+                                     options_a=sides[0], options_b=sides[1])
     with activity("aligning", enabled=progress):
         alignment = align(run_a, run_b, on_missing=on_missing, threshold=threshold,
                           reduce=reduce, allow_different_tasks=allow_different_tasks,

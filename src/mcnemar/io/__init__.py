@@ -31,7 +31,7 @@ Examples
 
 from __future__ import annotations
 
-from mcnemar.io._dispatch import read_run
+from mcnemar.io._dispatch import read_pair, read_run
 from mcnemar.io._run import RunResults, score_to_float
 from mcnemar.io.align import Alignment, AlignmentSummary, RunSummary, align, align_many
 from mcnemar.io.detect import FORMATS, detect_format
@@ -50,6 +50,7 @@ __all__ = [
     "align_many",
     "detect_format",
     "read_long",
+    "read_pair",
     "read_run",
     "score_to_float",
 ]

@@ -11,7 +11,7 @@ from mcnemar.errors import InputFileError, McNemarError, option
 from mcnemar.io._run import RunResults, check_path, missing_dependency
 from mcnemar.io.detect import FORMATS, detect_format
 
-__all__ = ["read_run", "reader_for"]
+__all__ = ["read_pair", "read_run", "reader_for"]
 
 
 def reader_for(format: str) -> Callable[..., RunResults]:
@@ -124,3 +124,52 @@ def _check_task(run: RunResults, wanted: str | Sequence[str]) -> None:
     if recorded not in names:
         raise InputFileError(f"the log holds task {recorded!r}, not "
                              f"{', '.join(map(repr, names))}", path=run.path)
+
+
+def read_pair(path_a: str | Path, path_b: str | Path, *, format: str = "auto",
+              options_a: dict[str, Any] | None = None,
+              options_b: dict[str, Any] | None = None) -> tuple[RunResults, RunResults]:
+    """Read the two runs of a comparison, choosing the same scorer for both by default.
+
+    Each file is read with :func:`read_run` and its options. When a log needs a choice of
+    scorer or metric (it has several) that was not given, and the other run was read with a
+    scorer this log also has, that scorer is chosen: the two sides are then scored the same
+    way, which is what alignment requires anyway (see
+    :func:`~mcnemar.io.identity.check_identities`).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, json
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> def log(name, scorers):
+    ...     sample = {"id": 1, "epoch": 1, "scores": {s: {"value": "C"} for s in scorers}}
+    ...     (d / name).write_text(json.dumps({"eval": {"task": "t"}, "samples": [sample]}))
+    ...     return d / name
+    >>> a, b = read_pair(log("a.json", ["includes"]), log("b.json", ["match", "includes"]))
+    >>> a.score_name, b.score_name
+    ('includes', 'includes')
+    """
+    opts = [dict(options_a or {}), dict(options_b or {})]
+    paths = [path_a, path_b]
+    runs: list[RunResults | None] = [None, None]
+    pending: list[tuple[int, McNemarError]] = []
+    for i in (0, 1):
+        try:
+            runs[i] = read_run(paths[i], format=format, **opts[i])
+        except InputFileError as exc:
+            if exc.argument != "score" or opts[i].get("score") is not None:
+                raise
+            pending.append((i, exc))
+    if len(pending) == 2:
+        raise pending[0][1]
+    for i, exc in pending:
+        other = runs[1 - i]
+        scorer = other.identity.scorer if other is not None else None
+        if scorer is None:
+            raise exc
+        try:
+            runs[i] = read_run(paths[i], format=format, **{**opts[i], "score": scorer})
+        except McNemarError:
+            raise exc from None
+    assert runs[0] is not None and runs[1] is not None
+    return runs[0], runs[1]

@@ -147,14 +147,15 @@ def read_helm(
             f"{', '.join(sorted(stat_names)[:15])}; choose one with {option('score', 'NAME')}",
             path=str(p),
         )
-    model, run_name = _model(p)
+    model, task = _model(p)
     metadata: dict[str, Any] = {"perturbations": perturbations}
     if model:
         metadata["model"] = model
-    task = _task(run_name) if run_name else None
     identity = RunIdentity(
         harness="helm", model=model,
         tasks=(TaskIdentity(name=task, scorer=score, records=len(keys)),),
+        # HELM writes per_instance_stats.json once the run's metrics are computed.
+        status="complete",
     )
     return RunResults(
         name=name or model or p.parent.name or p.name,
@@ -173,7 +174,7 @@ def read_helm(
 
 
 def _model(p: Path) -> tuple[str | None, str | None]:
-    """The model and the run name from the sibling ``run_spec.json``."""
+    """The model and the task (the scenario) from the sibling ``run_spec.json``."""
     spec = p.with_name("run_spec.json")
     if not spec.is_file():
         return None, None
@@ -190,19 +191,28 @@ def _model(p: Path) -> tuple[str | None, str | None]:
             if isinstance(adapter.get(field), str):
                 model = str(adapter[field])
                 break
-    name = data.get("name")
-    return model, name if isinstance(name, str) and name else None
+    return model, _task(data)
 
 
-def _task(run_name: str) -> str:
-    """The scenario part of a HELM run name: ``mmlu:subject=x,model=m`` -> ``mmlu:subject=x``.
+def _task(spec: dict[str, Any]) -> str | None:
+    """The scenario a run evaluates: its class and arguments (``MMLUScenario:subject=x``).
 
-    A run name lists the scenario and its arguments, and also the model (and the model
-    deployment); those name the system, not the task, so they are left out.
+    The scenario spec names the task; the run name also lists the model and adapter options,
+    which name the system, so it is only the fallback (without its ``model=`` parts).
     """
-    head, sep, args = run_name.partition(":")
+    scenario = spec.get("scenario_spec")
+    if isinstance(scenario, dict) and isinstance(scenario.get("class_name"), str):
+        name = scenario["class_name"].rsplit(".", 1)[-1]
+        args = scenario.get("args")
+        if isinstance(args, dict) and args:
+            name += ":" + ",".join(f"{k}={v}" for k, v in sorted(args.items()))
+        return name
+    run_name = spec.get("name")
+    if not isinstance(run_name, str) or not run_name:
+        return None
+    head, sep, rest = run_name.partition(":")
     if not sep:
         return run_name
-    kept = [a for a in args.split(",")
+    kept = [a for a in rest.split(",")
             if a.split("=", 1)[0] not in ("model", "model_deployment")]
     return head + (":" + ",".join(kept) if kept else "")

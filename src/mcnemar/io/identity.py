@@ -17,7 +17,8 @@ inspect         ``eval.task``, ``eval.dataset.name``; the scorer's name; ``statu
                 samples with an ``error`` are counted in ``errored``
 openai-evals    ``eval_name``; the ``data`` field; complete when the ``final_report`` line is
                 there, unfinished otherwise; samples with ``error`` events in ``errored``
-helm            the run directory's name (``run_spec.json`` ``name``); the stat; no status
+helm            the scenario (``run_spec.json`` ``scenario_spec``: class and arguments); the
+                stat; complete (``per_instance_stats.json`` is written at the end of a run)
 ==============  ============================================================================
 """
 
