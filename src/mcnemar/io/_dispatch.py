@@ -162,14 +162,14 @@ def read_pair(path_a: str | Path, path_b: str | Path, *, format: str = "auto",
             pending.append((i, exc))
     if len(pending) == 2:
         raise pending[0][1]
-    for i, exc in pending:
+    for i, first in pending:
         other = runs[1 - i]
         scorer = other.identity.scorer if other is not None else None
         if scorer is None:
-            raise exc
+            raise first
         try:
             runs[i] = read_run(paths[i], format=format, **{**opts[i], "score": scorer})
         except McNemarError:
-            raise exc from None
+            raise first from None
     assert runs[0] is not None and runs[1] is not None
     return runs[0], runs[1]
