@@ -165,13 +165,16 @@ class RunSummary:
         ident = self.identity
         parts = []
         if len(ident.tasks) > 1:
-            parts.append(f"{len(ident.tasks)} tasks")
+            shown = "; ".join(
+                f"{t.name} scored by {t.scorer or 'a scorer not recorded'}"
+                + (f", filter {t.filter}" if t.filter is not None else "") for t in ident.tasks)
+            parts.append(f"{len(ident.tasks)} tasks ({shown})")
         elif ident.tasks:
             t = ident.tasks[0]
             parts.append(f"task {t.name}" if t.name is not None else "task not recorded")
             if t.dataset is not None:
                 parts.append(f"dataset {t.dataset}")
-        if ident.tasks and ident.scorer is not None:
+        if len(ident.tasks) == 1 and ident.scorer is not None:
             scorer = ident.tasks[0].describe_scorer() if ident.filter is not None \
                 else ident.scorer
             parts.append(f"scorer {scorer}")
