@@ -647,6 +647,26 @@ def test_compare_refuses_an_archive_with_too_many_entries(tmp_path: Path) -> Non
     assert "crowded.eval" in error["message"] and "20 allowed" in error["message"]
 
 
+def test_compare_refuses_a_parquet_file_declaring_too_many_rows(tmp_path: Path) -> None:
+    pa = pytest.importorskip("pyarrow")
+    import pyarrow.parquet as pq
+
+    path = tmp_path / "rows.parquet"
+    n = 2_000
+    table = pa.table({"id": [f"q{i}" for i in range(n)], "correct": [i % 2 for i in range(n)]})
+    pq.write_table(table, path)
+    data = path.read_bytes()
+    # 0.01 MB = 10,485 bytes: room for 1,310 rows of 8 bytes, fewer than the 2,000 declared.
+    tight = TestClient(create_app(max_inflated_mb=0.01), raise_server_exceptions=False)
+    files = {"file_a": ("rows.parquet", data), "file_b": ("rows.parquet", data)}
+    error = assert_error(tight.post("/api/v1/compare", files=files), 413, "file_a")
+    assert "2000 rows" in error["message"] and "1310 rows" in error["message"]
+    roomy = TestClient(create_app(max_inflated_mb=0.02), raise_server_exceptions=False)
+    response = roomy.post("/api/v1/compare", files=files)
+    assert response.status_code == 200, response.text
+    assert response.json()["table"]["n"] == n
+
+
 def test_archive_directory_is_walked_not_trusted(tmp_path: Path) -> None:
     from mcnemar.io._archive import zip_module
     from mcnemar.web.upload import check_archive_directory

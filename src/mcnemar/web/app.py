@@ -71,6 +71,7 @@ from mcnemar.web.upload import (
     MalformedUpload,
     UploadTooLarge,
     check_archive_directory,
+    check_parquet_rows,
     read_multipart,
 )
 
@@ -1091,6 +1092,8 @@ def create_app(
         resolved = detect_format(path) if fmt == "auto" else fmt
         if resolved == "inspect":
             check_archive_directory(path, read_limits.max_members)
+        elif resolved == "parquet":
+            check_parquet_rows(path, read_limits.max_inflated_bytes)
         reader = reader_for(resolved)
         if "limits" in inspect.signature(reader).parameters:
             return read_run(path, format=resolved, limits=read_limits)

@@ -27,6 +27,7 @@ __all__ = [
     "ParsedUpload",
     "UploadTooLarge",
     "check_archive_directory",
+    "check_parquet_rows",
     "read_multipart",
 ]
 
@@ -373,3 +374,38 @@ def _refuse(path: Path, count: str, limit: int) -> None:
         "--max-archive-members N",
         path=str(path),
     )
+
+
+#: Bytes each declared Parquet row is counted at against the read budget: one 8-byte value of
+#: the key, the least any reader holds per row.
+PARQUET_ROW_BYTES = 8
+
+
+def check_parquet_rows(path: Path, max_inflated_bytes: int) -> None:
+    """Refuse a Parquet file whose footer declares more rows than the read budget allows.
+
+    Run-length and dictionary encodings let a few megabytes describe billions of rows, which
+    the readers would then decode and align. The footer is read alone (no data pages), and
+    each row is counted at :data:`PARQUET_ROW_BYTES` bytes.
+
+    Raises
+    ------
+    mcnemar.errors.InputFileError
+        Too many rows (naming the file, the count and the budget).
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError:  # the reader will say what is missing
+        return
+    try:
+        rows = pq.ParquetFile(path).metadata.num_rows
+    except Exception:  # not readable as Parquet: the reader reports it in its own words
+        return
+    if rows * PARQUET_ROW_BYTES > max_inflated_bytes:
+        raise InputFileError(
+            f"the Parquet file declares {rows} rows, more than the read budget of "
+            f"{max_inflated_bytes / 1024**2:g} MB allows ({max_inflated_bytes // PARQUET_ROW_BYTES}"
+            " rows); if the file is genuine, raise the budget with mcnemar serve "
+            "--max-inflated-mb MB",
+            path=str(path),
+        )
