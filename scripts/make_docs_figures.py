@@ -11,6 +11,8 @@ Usage: ``python scripts/make_docs_figures.py [web] [pairwise]`` (both by default
     * ``web-calculator.png``: the 200-item example (a, b, c, d) = (157, 17, 3, 23) at desktop
       width (1280 x 900), the first screen;
     * ``web-calculator-full.png``: the same page in full (tests, intervals, charts, report);
+    * ``web-null-distribution.png``, ``web-intervals.png``: two of its cards, the null
+      distribution Bin(D, 1/2) with the observed split, and the intervals for the difference;
     * ``web-calculator-phone.png``: the first screen at phone width (390 x 844);
     * ``web-upload.png``: two result files dropped on the page, with the alignment.
 
@@ -140,6 +142,16 @@ def web_figures() -> None:
             page.wait_for_function(SETTLED)
             _shot(page, "web-calculator.png")
             _shot(page, "web-calculator-full.png", full_page=True)
+            # two cards of the page, for the guide: the null distribution and the intervals
+            for card, name in (("#dist-chart", "web-null-distribution.png"),
+                               ("#ci-chart", "web-intervals.png")):
+                section = page.locator(f"section.card:has({card})")
+                section.scroll_into_view_if_needed()
+                if FOREIGN:
+                    raise SystemExit(f"make_docs_figures: the page asked for other hosts: "
+                                     f"{FOREIGN}")
+                section.screenshot(path=str(IMG / name))
+                print(f"wrote docs/img/{name}")
 
             phone = _page(browser, origin, PHONE, is_mobile=True, has_touch=True,
                           device_scale_factor=2)
