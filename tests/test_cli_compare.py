@@ -477,3 +477,17 @@ def test_task_option_checks_logs_of_one_task(tmp_path: Path) -> None:
     g = DATA / "generic"
     csv = invoke(g / "a.csv", g / "b.csv", "--task", "arith")
     assert csv.exit_code == 2 and "--task applies to eval-harness logs" in csv.stderr
+
+
+def test_other_commands_spell_library_keywords_as_their_own_flags(tmp_path: Path) -> None:
+    # pairwise has --threshold but no --filter: the first is spelled as its flag, the second
+    # stays the library keyword rather than naming a flag that does not exist.
+    (tmp_path / "p1.csv").write_text("id,score\nq1,1\nq2,0.5\n")
+    (tmp_path / "p2.csv").write_text("id,score\nq1,1\nq2,1\n")
+    result = CliRunner().invoke(main, ["pairwise", str(tmp_path / "p1.csv"),
+                                       str(tmp_path / "p2.csv"), str(tmp_path / "p2.csv")])
+    assert result.exit_code == 2
+    assert "pass --threshold T" in result.stderr and "threshold=T" not in result.stderr
+    path = next((DATA / "lmeval_filters").glob("*.jsonl"))
+    filters = CliRunner().invoke(main, ["pairwise", str(path), str(path)])
+    assert "choose one with filter=NAME" in filters.stderr

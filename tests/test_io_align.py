@@ -230,8 +230,8 @@ def test_align_many_strict_and_intersect() -> None:
             run("c", ["x", "z", "w"], [0, 0, 1])]
     with pytest.raises(AlignmentError) as info:
         align_many(runs)
-    assert "c.jsonl: 1 items of a.jsonl are missing (e.g. 'y')" in str(info.value)
-    assert "c.jsonl: 1 items not in a.jsonl (e.g. 'w')" in str(info.value)
+    assert "c.jsonl: 1 item of a.jsonl is missing (e.g. 'y')" in str(info.value)
+    assert "c.jsonl: 1 item not in a.jsonl (e.g. 'w')" in str(info.value)
     keys, correct = align_many(runs, on_missing="intersect")
     assert keys.tolist() == ["x", "z"]
     assert correct.dtype == np.int8 and correct.tolist() == [[1, 1], [1, 0], [0, 0]]

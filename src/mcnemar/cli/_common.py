@@ -80,7 +80,7 @@ def handle_errors(func: F) -> F:
         try:
             return func(*args, **kwargs)
         except McNemarError as exc:
-            click.echo(f"mcnemar: error: {exc}", err=True)
+            click.echo(f"mcnemar: error: {spelled_for_command(exc)}", err=True)
             sys.exit(ExitCode.BAD_INPUT)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
@@ -95,6 +95,34 @@ def handle_errors(func: F) -> F:
             sys.exit(ExitCode.ERROR)
 
     return wrapper  # type: ignore[return-value]
+
+
+def spelled_for_command(exc: McNemarError) -> str:
+    """The message with the library keywords it names spelled as the running command's flags.
+
+    A keyword is spelled as the option of the same parameter name (``on_missing`` ->
+    ``--on-missing``); a keyword the command has no option for stays a keyword.
+    """
+    ctx = click.get_current_context(silent=True)
+    if not exc.arguments or ctx is None:
+        return str(exc)
+    flags: dict[str, str] = {}
+    for param in ctx.command.params:
+        longs = [o for o in param.opts if o.startswith("--")] if isinstance(param, click.Option) \
+            else []
+        if longs and param.name:
+            flags[param.name] = longs[0]
+    known = set(flags.values())
+
+    def spell(keyword: str, value: str) -> str:
+        flag = flags.get(keyword)
+        if flag is None and "--" + keyword.replace("_", "-") in known:
+            flag = "--" + keyword.replace("_", "-")
+        if flag is None:
+            return f"{keyword}={value}" if value else keyword
+        return flag if value in ("", "True") else f"{flag} {value.replace(chr(39), '')}"
+
+    return exc.spelled(spell)
 
 
 def echo_json(obj: Any) -> None:

@@ -909,11 +909,13 @@ def align_many(
         if on_missing == "error":
             if absent.any():
                 n = int(absent.sum())
-                problems.append(f"{loaded[k].path}: {n} items of {loaded[0].path} are missing "
+                problems.append(f"{loaded[k].path}: {_verb(n, 'item', 'items')} of "
+                                f"{loaded[0].path} {'is' if n == 1 else 'are'} missing "
                                 f"(e.g. {_show(base.keys[absent], n)})")
             if extra:
                 mine = lookup(base.keys, items[k].keys) < 0
-                problems.append(f"{loaded[k].path}: {extra} items not in {loaded[0].path} "
+                problems.append(f"{loaded[k].path}: {_plural(extra, 'item')} not in "
+                                f"{loaded[0].path} "
                                 f"(e.g. {_show(items[k].keys[mine], extra)})")
         present &= ~absent
     values = np.full(index.shape, np.nan)
@@ -926,7 +928,8 @@ def align_many(
             lacking = present & ~scored[k]
             if lacking.any():
                 n = int(lacking.sum())
-                problems.append(f"{loaded[k].path}: {n} items have no score (e.g. "
+                problems.append(f"{loaded[k].path}: {_verb(n, 'item has', 'items have')} no "
+                                "score (e.g. "
                                 f"{_show(base.keys[lacking], n)})")
     if problems:
         raise AlignmentError("cannot pair the runs: " + "; ".join(problems))
