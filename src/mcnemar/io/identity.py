@@ -286,8 +286,8 @@ def check_identities(a: RunIdentity, b: RunIdentity, *, path_a: str = "A", path_
         if not allow_different_scorers:
             raise McNemarError(
                 f"{text}; a difference in scoring is not a difference between the systems. "
-                "Choose the same scorer for both (the score option), or, to compare the "
-                f"scorers themselves, pass {option('allow_different_scorers', 'True')}"
+                f"Choose the same scorer for both ({option('score', 'NAME')}), or, to compare "
+                f"the scorers themselves, pass {option('allow_different_scorers', 'True')}"
             )
         overridden.append(text + " (compared because allow_different_scorers was set)")
     tasks = tuple(t.name for t, _ in pairs)
