@@ -1,0 +1,93 @@
+"""Planning a paired comparison: power, sample size and the minimum detectable effect.
+
+Contents
+--------
+:func:`power`
+    probability that McNemar's test rejects, for ``n`` items and discordant probabilities
+    ``p10`` (A right, B wrong) and ``p01`` (A wrong, B right); vectorized over arrays.
+:func:`sample_size`
+    the number of items needed for a target power. For the exact tests it reports both the
+    first ``n`` that reaches the target and the smallest ``n`` from which the power never drops
+    below it again (exact power is saw-toothed in ``n``).
+:func:`minimum_detectable_effect`
+    the smallest accuracy difference the test detects with the target power, given ``n`` and the
+    discordance rate; what a report quotes so that a non-significant result is read honestly.
+:func:`discordant_probabilities`
+    converts an accuracy difference and a discordance rate into ``(p10, p01)``.
+:class:`PowerResult`, :class:`SampleSizeResult`, :class:`MinimumDetectableEffectResult`
+    the frozen result objects (``to_dict()``, ``to_markdown()``, ``str()``).
+
+How the exact power is computed
+-------------------------------
+Conditional on ``m`` discordant items, the number favouring A is ``X ~ Bin(m, theta)`` with
+``theta = p10 / (p10 + p01)``; the discordant count itself is ``M ~ Bin(n, psi)`` with
+``psi = p10 + p01``. Every test of this package rejects when ``X`` falls in a region
+``{X <= j(m)} U {X >= m - j(m)}`` (two-sided) or one of its halves (one-sided), where ``j(m)`` is
+the largest count whose p-value is ``<= alpha`` under ``theta = 1/2``. So
+
+    power = sum_m Bin(m; n, psi) * P(X in region(m) | m, theta),
+
+a finite sum, vectorized over ``m`` (no simulation). The sum over ``m`` is truncated to the
+window where ``Bin(n, psi)`` carries mass (Bernstein's inequality bounds what is left out by
+``1e-15``), so one evaluation costs ``O(sqrt(n))`` operations, not ``O(n)``.
+
+Within the window, consecutive ``m`` differ by one item, and ``j(m)`` rises by 0 or 1 per step.
+So the tail probabilities follow a two-term recurrence (each one is the previous plus or minus
+one binomial probability), restarted from an exact regularized incomplete beta value every 256
+steps; binomial probabilities come from Loader's (2000) saddle-point formula, accurate to
+~1e-15 for any ``n``. This keeps the sums accurate to ~1e-14 while costing a few array
+operations per ``m`` (an incomplete beta function costs up to microseconds each for large
+``m``). ``j(m)`` is found the same way along a normal-approximation guess and checked against
+the exact criterion, with a vectorized bisection on incomplete beta values wherever the guess
+is off or the criterion is within 1e-9 of ``alpha``.
+
+References: Loader, C. (2000). Fast and accurate computation of binomial probabilities.
+Technical report, Bell Labs. Bernstein's inequality as in Boucheron, Lugosi & Massart (2013),
+*Concentration Inequalities*, Oxford University Press, section 2.8.
+
+Modules
+-------
+``_validation``
+    argument checks; difference and discordance (or a pilot table) to ``(p10, p01)``.
+``_kernel``
+    the exact power sums (binomial probabilities, critical counts, recurrences) and Connor's
+    approximation.
+``_results``
+    :class:`PowerResult`, :class:`SampleSizeResult`, :class:`MinimumDetectableEffectResult`.
+``_power``, ``_sample_size``, ``_detectable``
+    the three public functions.
+"""
+
+from mcnemar.planning._detectable import minimum_detectable_effect
+
+# Private helpers other modules and the tests import from here.
+from mcnemar.planning._kernel import _binom_sf as _binom_sf
+from mcnemar.planning._kernel import _connor_power as _connor_power
+from mcnemar.planning._kernel import _critical_bisect as _critical_bisect
+from mcnemar.planning._kernel import _critical_lower as _critical_lower
+from mcnemar.planning._kernel import _log_pmf as _log_pmf
+from mcnemar.planning._kernel import _path_sf as _path_sf
+from mcnemar.planning._kernel import _runs as _runs
+from mcnemar.planning._power import power
+from mcnemar.planning._results import (
+    MinimumDetectableEffectResult,
+    PowerResult,
+    SampleSizeResult,
+)
+from mcnemar.planning._results import _json as _json
+from mcnemar.planning._results import _points as _points
+from mcnemar.planning._sample_size import sample_size
+from mcnemar.planning._validation import _check_n as _check_n
+from mcnemar.planning._validation import _check_open_unit as _check_open_unit
+from mcnemar.planning._validation import _resolve_probabilities as _resolve_probabilities
+from mcnemar.planning._validation import discordant_probabilities
+
+__all__ = [
+    "MinimumDetectableEffectResult",
+    "PowerResult",
+    "SampleSizeResult",
+    "discordant_probabilities",
+    "minimum_detectable_effect",
+    "power",
+    "sample_size",
+]
