@@ -443,3 +443,15 @@ def test_read_pair_gives_a_log_of_several_scorers_the_other_runs_scorer(tmp_path
     other = inspect_log(tmp_path / "other.json", B_OUT, scorer="exact")
     with pytest.raises(InputFileError, match="several scorers"):
         read_pair(both, other)  # the other run's scorer is not in this log
+
+
+def test_content_is_checked_only_where_both_runs_record_it(tmp_path: Path) -> None:
+    a = lm_file(tmp_path / "samples_new.jsonl", LM_A)
+    b = lm_file(tmp_path / "samples_old.jsonl", LM_B)
+    lines = [json.loads(x) for x in b.read_text().splitlines()]
+    for record in lines[:10]:
+        del record["doc_hash"]  # an older lm-eval wrote no hashes
+    b.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+    al = align(read_run(a), read_run(b))
+    assert al.to_dict()["content_check"] == {"field": "doc_hash", "checked": 50, "differ": 0}
+    assert "on 50 of the 50 paired items whose content both record" in str(al)

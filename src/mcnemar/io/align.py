@@ -303,8 +303,9 @@ class AlignmentSummary:
                 lines.append(f"    {task}: a={a}, b={b}, c={c}, d={d}")
         if self.content_field is not None:
             agree = self.content_checked - self.content_differ
-            lines.append(f"  Content ({self.content_field}) of {agree} of "
-                         f"{_plural(self.content_checked, 'paired item')} agrees in A and B.")
+            lines.append(f"  Content ({self.content_field}) agrees in A and B on {agree} of "
+                         f"the {_plural(self.content_checked, 'paired item')} whose content "
+                         "both record.")
         if self.dropped:
             why = []
             if self.run_a.only_here:
@@ -674,8 +675,8 @@ def align(
     ia, ib = ia[keep], ib[keep]
     if len(ia) == 0:
         raise AlignmentError(no_common_items(run_a, run_b, items_a.keys, items_b.keys))
-    content_field, differ = _check_content(run_a, run_b, items_a, items_b, ia, ib,
-                                           allow_different_tasks)
+    content_field, checked, differ = _check_content(run_a, run_b, items_a, items_b, ia, ib,
+                                                    allow_different_tasks)
     ca = items_a.value[ia].astype(np.int8)
     cb = items_b.value[ib].astype(np.int8)
     counts = _counts(ca, cb)
@@ -696,7 +697,7 @@ def align(
         strata=strata,
         overridden=check.overridden,
         content_field=content_field,
-        content_checked=len(ia) if content_field is not None else 0,
+        content_checked=checked,
         content_differ=differ,
     )
     return Alignment(counts=counts, summary=summary, keys=items_a.keys[ia], correct_a=ca,
@@ -737,13 +738,18 @@ def _harmonize(run_a: RunResults, run_b: RunResults,
 
 
 def _check_content(run_a: RunResults, run_b: RunResults, items_a: _Items, items_b: _Items,
-                   ia: np.ndarray, ib: np.ndarray, allowed: bool) -> tuple[str | None, int]:
-    """Compare the content fingerprints of the paired items; refuse the first that differs."""
+                   ia: np.ndarray, ib: np.ndarray,
+                   allowed: bool) -> tuple[str | None, int, int]:
+    """Compare the content fingerprints of the paired items; refuse the first that differs.
+
+    Returns the field compared, the number of paired items whose content both runs record,
+    and the number of those that differ (nonzero only when ``allowed``).
+    """
     if items_a.contents is None or items_b.contents is None:
-        return None, 0
+        return None, 0, 0
     name_a, name_b = run_a.identity.content_name, run_b.identity.content_name
     if name_a is None or name_a != name_b:
-        return None, 0
+        return None, 0, 0
     ca, cb = items_a.contents[ia], items_b.contents[ib]
     known = np.fromiter((x is not None and y is not None for x, y in zip(ca, cb, strict=True)),
                         dtype=bool, count=len(ca))
@@ -752,13 +758,13 @@ def _check_content(run_a: RunResults, run_b: RunResults, items_a: _Items, items_
     if n and not allowed:
         first = int(np.flatnonzero(differ)[0])
         raise AlignmentError(
-            f"cannot pair the runs: {n} of {_plural(len(ca), 'paired item')} differ in "
+            f"cannot pair the runs: {n} of {_plural(int(known.sum()), 'paired item')} differ in "
             f"{name_a} between A ({run_a.path}) and B ({run_b.path}); the first is item "
             f"{items_a.keys[ia][first]!r}: {_short_text(ca[first])} in A, "
             f"{_short_text(cb[first])} in B. The runs do not hold the same items under these "
             f"ids; if they should be paired anyway, pass {option('allow_different_tasks', 'True')}"
         )
-    return name_a, n
+    return name_a, int(known.sum()), n
 
 
 def _short_text(value: Any, limit: int = 90) -> str:
