@@ -200,7 +200,7 @@ _rows = st.lists(
 )
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=20, deadline=None)  # each example opens DuckDB twice
 @given(rows_a=_rows, rows_b=_rows, intersect=st.booleans(), threshold=st.sampled_from([None, 0.5]))
 def test_duckdb_and_numpy_alignment_agree(tmp_path_factory: pytest.TempPathFactory,
                                          rows_a: list[tuple[str, str]],
