@@ -471,12 +471,14 @@ def unpaired_ztest(
     alternative = check_alternative(alternative)
     af, bf, cf, df = (np.asarray(x, dtype=np.float64) for x in (a, b, c, d))
     n = af + bf + cf + df
-    p1 = (af + bf) / n
-    p2 = (af + cf) / n
-    pooled = (p1 + p2) / 2.0
+    # p1 - p2 = (b - c)/N and the pooled accuracy and its complement straight from the cells:
+    # subtracting two accuracies near 1/2 (or 1 - pooled) would cancel the digits of a tiny
+    # difference on a huge test set.
     with np.errstate(divide="ignore", invalid="ignore"):
-        se = np.sqrt(pooled * (1.0 - pooled) * 2.0 / n)
-        z = np.where(se > 0, (p1 - p2) / se, 0.0)
+        pooled = (2.0 * af + bf + cf) / (2.0 * n)
+        complement = (bf + cf + 2.0 * df) / (2.0 * n)
+        se = np.sqrt(pooled * complement * 2.0 / n)
+        z = np.where(se > 0, ((bf - cf) / n) / se, 0.0)
     if alternative == "greater":
         p = special.ndtr(-z)
     elif alternative == "less":
