@@ -152,3 +152,40 @@ def test_full_samples_are_read_when_summaries_lack_scores(tmp_path: Path) -> Non
                 data = json.dumps(thin).encode()
             z.writestr(name, data)
     assert read_run(path).scores.tolist() == read_run(INSPECT / "a.eval").scores.tolist()
+
+
+def _zstd_archive(path: Path) -> Path:
+    from mcnemar.io._archive import zip_module
+
+    zf = zip_module()
+    method = getattr(zf, "ZIP_ZSTANDARD", None)
+    if method is None:
+        pytest.skip("this Python's zipfile cannot write Zstandard members")
+    summaries = [{"id": i, "epoch": 1, "scores": {"match": {"value": "C" if i % 2 else "I"}},
+                  "input": f"question {i} " * 20} for i in range(200)]
+    with zf.ZipFile(path, "w", compression=method) as z:
+        z.writestr("header.json", json.dumps({"version": 2, "status": "success",
+                                              "eval": {"task": "t", "model": "m"}}))
+        z.writestr("summaries.json", json.dumps(summaries))
+    return path
+
+
+@pytest.mark.parametrize("where", ["data", "magic"])
+def test_damaged_zstd_archive_is_an_input_error(tmp_path: Path, where: str) -> None:
+    from mcnemar.io._archive import zip_module
+
+    path = _zstd_archive(tmp_path / "log.eval")
+    assert len(read_run(path).keys) == 200
+    with zip_module().ZipFile(path) as z:
+        info = z.getinfo("summaries.json")
+    data = bytearray(path.read_bytes())
+    if where == "magic":
+        data[info.header_offset] ^= 0xFF  # the member's local header signature
+    else:
+        start = info.header_offset + 30 + len(info.filename) + len(info.extra)
+        for k in range(start + 20, start + info.compress_size - 8, 7):
+            data[k] ^= 0x5A  # scramble the compressed bytes
+    path.write_bytes(bytes(data))
+    with pytest.raises(InputFileError, match=r"summaries\.json") as info_err:
+        read_run(path)
+    assert info_err.value.path == str(path)

@@ -102,6 +102,8 @@ class BoundedArchive:
         self.limits = limits or DEFAULT_LIMITS
         self.inflated = 0
         zf = zip_module()
+        # The backport's zipfile module has its own BadZipFile class: both mean a bad archive.
+        self._bad_zip: tuple[type[Exception], ...] = (zf.BadZipFile, zipfile.BadZipFile)
         try:
             self._zip: Any = zf.ZipFile(self.path)
         except (zf.BadZipFile, zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
@@ -170,7 +172,7 @@ class BoundedArchive:
                 "its dependency backports-zstd is present",
                 path=str(self.path),
             ) from None
-        except (zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError) as exc:
+        except (*self._bad_zip, OSError, EOFError, ValueError, RuntimeError) as exc:
             if isinstance(exc, InputFileError):
                 raise
             raise InputFileError(f"cannot read archive entry {name} ({exc})",
