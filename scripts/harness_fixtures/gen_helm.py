@@ -2,7 +2,8 @@
 
 Run with the Python of a virtual environment holding the pinned crfm-helm (see README.md)::
 
-    /tmp/venv-helm/bin/python scripts/harness_fixtures/gen_helm.py tests/data/io/real/helm
+    /tmp/harness-venvs/helm/bin/python scripts/harness_fixtures/gen_helm.py \
+        tests/data/io/real/helm
 
 The scenarios, run specs and client come from ``helm_fixture_plugin.py`` beside this script
 (``--plugins``); the two models ``fixture/system-a`` and ``fixture/system-b`` are declared in a

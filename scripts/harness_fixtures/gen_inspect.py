@@ -2,8 +2,9 @@
 
 Run with the Python of a virtual environment holding the pinned inspect-ai (see README.md)::
 
-    /tmp/venv-inspect/bin/python scripts/harness_fixtures/gen_inspect.py tests/data/io/real/inspect
-    /tmp/venv-inspect-old/bin/python scripts/harness_fixtures/gen_inspect.py \
+    /tmp/harness-venvs/inspect/bin/python scripts/harness_fixtures/gen_inspect.py \
+        tests/data/io/real/inspect
+    /tmp/harness-venvs/inspect-old/bin/python scripts/harness_fixtures/gen_inspect.py \
         tests/data/io/real/inspect_old --legacy
 
 Every model is ``mockllm`` with a deterministic answer function (no network, no tokenizer:

@@ -2,7 +2,8 @@
 
 Run with the Python of a virtual environment holding the pinned lm_eval (see README.md)::
 
-    /tmp/venv-lmeval/bin/python scripts/harness_fixtures/gen_lmeval.py tests/data/io/real/lmeval
+    /tmp/harness-venvs/lmeval/bin/python scripts/harness_fixtures/gen_lmeval.py \
+        tests/data/io/real/lmeval
 
 The model is registered here with ``@register_model("fixture-lm")``: it answers from a fixed
 list of items it gets wrong, so systems A and B differ on known documents. The tasks read a

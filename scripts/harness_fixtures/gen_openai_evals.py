@@ -2,7 +2,7 @@
 
 Run with the Python of a virtual environment holding the pinned ``evals`` (see README.md)::
 
-    /tmp/venv-evals/bin/python scripts/harness_fixtures/gen_openai_evals.py \
+    /tmp/harness-venvs/evals/bin/python scripts/harness_fixtures/gen_openai_evals.py \
         tests/data/io/real/openai_evals
 
 A registry written to a temporary folder (``--registry_path``) holds a ``Match`` eval
