@@ -1,0 +1,64 @@
+"""Confidence intervals for a paired 2x2 table, vectorized over many tables.
+
+Two systems A and B are scored on the same N items; the paired table counts
+a = both right, b = A right and B wrong, c = A wrong and B right, d = both wrong.
+This module holds the two-sided confidence intervals for the three effect sizes of that table:
+
+* :func:`difference_interval` -- accuracy(A) - accuracy(B) = (b - c)/N;
+* :func:`ratio_interval` -- accuracy(A)/accuracy(B) = (a + b)/(a + c);
+* :func:`odds_ratio_interval` -- the conditional odds ratio b/c;
+
+together with their point estimates (:func:`difference_estimate`, :func:`ratio_estimate`,
+:func:`odds_ratio_estimate`), the Wilson score interval for one proportion
+(:func:`wilson_interval`), the result type :class:`ConfidenceInterval` and the tuples of
+method names (:data:`DIFFERENCE_METHODS`, :data:`RATIO_METHODS`, :data:`ODDS_RATIO_METHODS`).
+
+Every function accepts scalars or numpy arrays that broadcast together (one table per element)
+and works on all tables at once; the score intervals that need root finding use one bracketed
+solver over the whole array. Scalar input gives Python floats; array input gives arrays of the
+broadcast shape. Where a quantity is undefined (N = 0, no discordant pairs for the odds ratio)
+the limits are nan or the whole parameter range; nothing raises for valid counts.
+
+The formulas follow Fagerland, Lydersen & Laake (2014) and their R package contingencytables,
+whose published values the tests reproduce.
+
+References
+----------
+Fagerland MW, Lydersen S, Laake P (2014). Recommended tests and confidence intervals for paired
+binomial proportions. Statistics in Medicine 33:2850-2875.
+
+Modules
+-------
+``_result`` the :class:`ConfidenceInterval` type; ``_inputs`` checks and broadcasting of the
+arguments; ``_roots`` the vectorized root finder and Wilson's limits; ``_estimates`` the point
+estimates and :func:`wilson_interval`; ``_difference``, ``_ratio``, ``_odds_ratio`` the intervals
+of each effect size and their method names.
+"""
+
+from mcnemar.intervals._difference import DIFFERENCE_METHODS, difference_interval
+
+# Private helpers other modules import from here.
+from mcnemar.intervals._difference import _tango_statistic as _tango_statistic
+from mcnemar.intervals._estimates import (
+    difference_estimate,
+    odds_ratio_estimate,
+    ratio_estimate,
+    wilson_interval,
+)
+from mcnemar.intervals._odds_ratio import ODDS_RATIO_METHODS, odds_ratio_interval
+from mcnemar.intervals._ratio import RATIO_METHODS, ratio_interval
+from mcnemar.intervals._result import ConfidenceInterval
+
+__all__ = [
+    "DIFFERENCE_METHODS",
+    "ODDS_RATIO_METHODS",
+    "RATIO_METHODS",
+    "ConfidenceInterval",
+    "difference_estimate",
+    "difference_interval",
+    "odds_ratio_estimate",
+    "odds_ratio_interval",
+    "ratio_estimate",
+    "ratio_interval",
+    "wilson_interval",
+]

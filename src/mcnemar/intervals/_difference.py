@@ -1,0 +1,476 @@
+"""Intervals for the difference in accuracy (b - c)/N: :func:`difference_interval`."""
+
+from __future__ import annotations
+
+from typing import Any, Final, overload
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from mcnemar.intervals._inputs import (
+    _check_method,
+    _DifferenceMethod,
+    _finish,
+    _Limits,
+    _prepare,
+    _z,
+)
+from mcnemar.intervals._result import ConfidenceInterval
+from mcnemar.intervals._roots import _find_root, _larger_quadratic_root, _normal_score_gap, _wilson
+
+FloatArray = NDArray[np.float64]
+# One count or confidence level; overloads map all-scalar calls to Python float limits.
+_Scalar = int | float | np.integer[Any] | np.floating[Any]
+
+
+#: Methods of :func:`difference_interval`, in the order reports list them.
+DIFFERENCE_METHODS: Final[tuple[str, ...]] = (
+    "wald",
+    "wald-cc",
+    "agresti-min",
+    "bonett-price",
+    "newcombe",
+    "newcombe-plain",
+    "tango",
+    "exact",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Difference in accuracy
+# ---------------------------------------------------------------------------------------------
+
+
+def _diff_wald(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
+) -> _Limits:
+    n = a + b + c + d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = (b - c) / n
+        se = np.sqrt(np.maximum(b + c - (b - c) ** 2 / n, 0.0)) / n
+    return delta - z * se, delta + z * se
+
+
+def _diff_wald_cc(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
+) -> _Limits:
+    n = a + b + c + d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = (b - c) / n
+        # b = c = 0 makes the corrected variance negative; it is taken as zero, as in
+        # contingencytables.
+        se = np.sqrt(np.maximum(b + c - (np.abs(b - c) - 1.0) ** 2 / n, 0.0)) / n
+    return delta - z * se, delta + z * se
+
+
+def _diff_agresti_min(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
+) -> _Limits:
+    n2 = a + b + c + d + 2.0
+    centre = (b - c) / n2
+    se = np.sqrt(np.maximum(b + c + 1.0 - (b - c) ** 2 / n2, 0.0)) / n2
+    return centre - z * se, centre + z * se
+
+
+def _diff_bonett_price(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
+) -> _Limits:
+    n2 = a + b + c + d + 2.0
+    p12 = (b + 1.0) / n2
+    p21 = (c + 1.0) / n2
+    se = np.sqrt(np.maximum(p12 + p21 - (p12 - p21) ** 2, 0.0) / n2)
+    return p12 - p21 - z * se, p12 - p21 + z * se
+
+
+def _square_and_add(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, corrected: bool
+) -> _Limits:
+    n = a + b + c + d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p1 = (a + b) / n
+        p2 = (a + c) / n
+        l1, u1 = _wilson(a + b, n, z)
+        l2, u2 = _wilson(a + c, n, z)
+        margins = (a + b) * (c + d) * (a + c) * (b + d)
+        cross = a * d - b * c
+        if corrected:
+            # Newcombe's continuity correction applies only to positive association.
+            cross = np.where(cross > n / 2, cross - n / 2, np.where(cross >= 0, 0.0, cross))
+        phi = np.where(margins > 0, cross / np.sqrt(margins), 0.0)
+        x1, y1 = p1 - l1, u2 - p2
+        x2, y2 = p2 - l2, u1 - p1
+        delta = p1 - p2
+        # x^2 + y^2 - 2 phi x y written as (x - y)^2 + 2(1 - phi) x y: with phi = 1 and
+        # x = y the direct form leaves rounding noise that the square root blows up to ~1e-9.
+        low = delta - np.sqrt(np.maximum((x1 - y1) ** 2 + 2.0 * (1.0 - phi) * x1 * y1, 0.0))
+        high = delta + np.sqrt(np.maximum((x2 - y2) ** 2 + 2.0 * (1.0 - phi) * x2 * y2, 0.0))
+    return low, high
+
+
+def _diff_newcombe(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
+) -> _Limits:
+    return _square_and_add(a, b, c, d, z, corrected=True)
+
+
+def _diff_newcombe_plain(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
+) -> _Limits:
+    return _square_and_add(a, b, c, d, z, corrected=False)
+
+
+def _tango_statistic(delta0: FloatArray, b: FloatArray, c: FloatArray, n: FloatArray) -> FloatArray:
+    """Tango's score statistic for H0: difference = delta0."""
+    p21 = _larger_quadratic_root(
+        2.0 * n, -b - c + (2.0 * n - b + c) * delta0, -c * delta0 * (1.0 - delta0)
+    )
+    variance = np.maximum(n * (2.0 * p21 + delta0 * (1.0 - delta0)), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray((b - c - n * delta0) / np.sqrt(variance), dtype=np.float64)
+
+
+# The score statistic is singular at delta0 = -1 and 1; the search starts this close to them.
+_EDGE = 2.0**-40
+
+
+def _diff_tango(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
+) -> _Limits:
+    n = a + b + c + d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = (b - c) / n
+    low = np.full_like(delta, -1.0)
+    high = np.full_like(delta, 1.0)
+
+    # Lower limit: T(L) = z on (-1, delta_hat); T decreases and T(delta_hat) = 0.
+    sel = np.flatnonzero((n > 0) & (delta > -1.0))
+    if sel.size:
+        bs, cs, ns, zs = b[sel], c[sel], n[sel], z[sel]
+
+        def lower(x: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
+            return _tango_statistic(x, bs[idx], cs[idx], ns[idx]) - zs[idx]
+
+        start = np.full(sel.size, -1.0 + _EDGE)
+        all_idx = np.arange(sel.size)
+        f_start = lower(start, all_idx)
+        root = _find_root(lower, start, delta[sel], f_start, -zs, atol=1e-17, rtol=1e-13)
+        # No sign change means the whole of (-1, delta_hat] is inside the interval.
+        low[sel] = np.where(f_start > 0, root, -1.0)
+
+    sel = np.flatnonzero((n > 0) & (delta < 1.0))
+    if sel.size:
+        bs, cs, ns, zs = b[sel], c[sel], n[sel], z[sel]
+
+        def upper(x: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
+            return _tango_statistic(x, bs[idx], cs[idx], ns[idx]) + zs[idx]
+
+        end = np.full(sel.size, 1.0 - _EDGE)
+        all_idx = np.arange(sel.size)
+        f_end = upper(end, all_idx)
+        root = _find_root(upper, delta[sel], end, zs, f_end, atol=1e-17, rtol=1e-13)
+        high[sel] = np.where(f_end < 0, root, 1.0)
+
+    undefined = n == 0
+    low[undefined] = np.nan
+    high[undefined] = np.nan
+    return low, high
+
+
+# Fay & Lumbard's melded interval needs one integral per evaluation; Gauss-Legendre on the
+# central (1 - 2e-16) range of the Beta variable is accurate to ~1e-13 here (checked against
+# mpmath in the tests) because both factors of the integrand are smooth on that range.
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(64)
+_TAIL = 1e-16
+_CHUNK = 2048
+
+
+def _beta_log_pdf(
+    t: FloatArray, alpha: FloatArray, beta: FloatArray, log_norm: FloatArray
+) -> FloatArray:
+    return np.asarray(
+        special.xlogy(alpha - 1.0, t) + special.xlog1py(beta - 1.0, -t) - log_norm,
+        dtype=np.float64,
+    )
+
+
+def _melded_tail(
+    delta: FloatArray,
+    x: FloatArray,
+    m: FloatArray,
+    t_alpha: FloatArray,
+    t_beta: FloatArray,
+    t_lo: FloatArray,
+    t_hi: FloatArray,
+) -> FloatArray:
+    """P(T (2 B - 1) >= delta) with B ~ Beta(x + 1, m - x) and T ~ Beta(t_alpha, t_beta).
+
+    The integrand is P(B >= 1/2 + delta/(2t)) f_T(t); for t <= |delta| it is 0 (delta > 0) or
+    f_T(t) (delta < 0), so only t > |delta| is integrated numerically.
+    """
+    out = np.empty_like(delta)
+    log_norm = special.betaln(t_alpha, t_beta)
+    for start in range(0, delta.size, _CHUNK):
+        s = slice(start, start + _CHUNK)
+        dl, xs, ms = delta[s], x[s], m[s]
+        lo = np.maximum(np.abs(dl), t_lo[s])
+        hi = t_hi[s]
+        half = np.maximum(hi - lo, 0.0)[:, None] / 2.0
+        t = lo[:, None] + half * (_GL_X[None, :] + 1.0)
+        # P(B >= q) = I_{1-q}(m - x, x + 1) with 1 - q = (t - delta)/(2t), computed directly.
+        upper_b = special.betainc(
+            (ms - xs)[:, None], (xs + 1.0)[:, None], np.clip((t - dl[:, None]) / (2.0 * t), 0, 1)
+        )
+        density = np.exp(
+            _beta_log_pdf(t, t_alpha[s][:, None], t_beta[s][:, None], log_norm[s][:, None])
+        )
+        integral = (half[:, 0]) * ((upper_b * density) @ _GL_W)
+        below = np.where(dl < 0, special.betainc(t_alpha[s], t_beta[s], np.abs(dl)), 0.0)
+        out[s] = below + integral
+    return out
+
+# Root tolerance of the melded limits: relative, so that limits near 0 (huge N) stay exact.
+_EXACT_RTOL: Final = 1e-12
+
+
+def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray) -> FloatArray:
+    """Upper limit of Fay & Lumbard's interval: solves P(T(2 B_U - 1) >= U) = alpha (N > 0)."""
+    upper = np.empty_like(x)
+    # At delta = 0 the tail is P(B_U >= 1/2) = P(Bin(m, 1/2) <= x), the exact one-sided p-value;
+    # the sign of p0 - alpha fixes the side of 0 on which U lies, which is what makes the
+    # interval agree with the exact McNemar test whatever the quadrature error.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p0 = np.where(x >= m, 1.0, special.betainc(m - x, x + 1.0, 0.5))
+
+    # x = m (B_U is 1): the tail is P(T_U >= delta), so U is a Beta quantile.
+    degenerate_b = x >= m
+    with np.errstate(divide="ignore", invalid="ignore"):
+        upper_q = 1.0 - special.betaincinv(n - m, m + 1.0, alpha)
+    upper[degenerate_b] = np.where(n > m, upper_q, 1.0)[degenerate_b]
+
+    general = ~degenerate_b
+    positive = general & (p0 > alpha)
+    # m = n (T_U is 1 for delta > 0): the tail is P(B_U >= (1 + delta)/2).
+    all_discordant = positive & (n <= m)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        closed = 1.0 - 2.0 * special.betaincinv(m - x, x + 1.0, alpha)
+    upper[all_discordant] = closed[all_discordant]
+    upper[general & (p0 == alpha)] = 0.0
+
+    for side in (1.0, -1.0):
+        if side > 0:
+            sel = np.flatnonzero(positive & (n > m))
+            t_alpha, t_beta = m[sel] + 1.0, n[sel] - m[sel]
+        else:
+            sel = np.flatnonzero(general & (p0 < alpha))
+            t_alpha, t_beta = m[sel], n[sel] - m[sel] + 1.0
+        if sel.size == 0:
+            continue
+        xs, ms, al = x[sel], m[sel], alpha[sel]
+        t_lo = special.betaincinv(t_alpha, t_beta, _TAIL)
+        t_hi = 1.0 - special.betaincinv(t_beta, t_alpha, _TAIL)
+
+        def excess(
+            delta: FloatArray,
+            idx: NDArray[np.intp],
+            xs: FloatArray = xs,
+            ms: FloatArray = ms,
+            al: FloatArray = al,
+            t_alpha: FloatArray = t_alpha,
+            t_beta: FloatArray = t_beta,
+            t_lo: FloatArray = t_lo,
+            t_hi: FloatArray = t_hi,
+        ) -> FloatArray:
+            tail = _melded_tail(
+                delta, xs[idx], ms[idx], t_alpha[idx], t_beta[idx], t_lo[idx], t_hi[idx]
+            )
+            return _normal_score_gap(tail, al[idx])
+
+        zero = np.zeros(sel.size)
+        f_zero = _normal_score_gap(p0[sel], al)
+        f_one = np.full(sel.size, -np.inf if side > 0 else np.inf)
+        if side > 0:
+            root = _find_root(
+                excess, zero, np.ones(sel.size), f_zero, f_one, atol=1e-17, rtol=_EXACT_RTOL
+            )
+        else:
+            root = _find_root(
+                excess, -np.ones(sel.size), zero, f_one, f_zero, atol=1e-17, rtol=_EXACT_RTOL
+            )
+        upper[sel] = root
+    return upper
+
+
+def _diff_exact(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
+) -> _Limits:
+    n = a + b + c + d
+    m = b + c
+    alpha = (1.0 - level) / 2.0
+    low = np.full_like(n, np.nan)
+    high = np.full_like(n, np.nan)
+    ok = n > 0
+    high[ok] = _melded_upper(b[ok], m[ok], n[ok], alpha[ok])
+    # Mirror symmetry: swapping b and c negates the difference, so L(b, c) = -U(c, b).
+    low[ok] = -_melded_upper(c[ok], m[ok], n[ok], alpha[ok])
+    return low, high
+
+
+_DIFFERENCE_IMPL: Final[dict[str, _DifferenceMethod]] = {
+    "wald": _diff_wald,
+    "wald-cc": _diff_wald_cc,
+    "agresti-min": _diff_agresti_min,
+    "bonett-price": _diff_bonett_price,
+    "newcombe": _diff_newcombe,
+    "newcombe-plain": _diff_newcombe_plain,
+    "tango": _diff_tango,
+    "exact": _diff_exact,
+}
+
+
+@overload
+def difference_interval(
+    a: _Scalar,
+    b: _Scalar,
+    c: _Scalar,
+    d: _Scalar,
+    *,
+    confidence_level: _Scalar = ...,
+    method: str = ...,
+) -> ConfidenceInterval[float]: ...
+
+
+@overload
+def difference_interval(
+    a: ArrayLike,
+    b: ArrayLike,
+    c: ArrayLike,
+    d: ArrayLike,
+    *,
+    confidence_level: ArrayLike = ...,
+    method: str = ...,
+) -> ConfidenceInterval[Any]: ...
+
+
+def difference_interval(
+    a: ArrayLike,
+    b: ArrayLike,
+    c: ArrayLike,
+    d: ArrayLike,
+    *,
+    confidence_level: ArrayLike = 0.95,
+    method: str = "newcombe",
+) -> ConfidenceInterval[Any]:
+    r"""Confidence interval for the difference in accuracy, (b - c)/N.
+
+    With N = a + b + c + d, :math:`\hat\delta = (b - c)/N` = accuracy(A) - accuracy(B) and
+    :math:`z = \Phi^{-1}(1 - \alpha/2)`:
+
+    ``"wald"``
+        :math:`\hat\delta \pm z\sqrt{b + c - (b - c)^2/N}/N`.
+    ``"wald-cc"``
+        The same with :math:`(|b - c| - 1)^2` in place of :math:`(b - c)^2` (the continuity
+        correction as in Fagerland et al. 2014; a negative variance counts as 0).
+    ``"agresti-min"``
+        Wald after adding 1/2 to every cell (Agresti & Min 2005): centre
+        :math:`(b - c)/(N + 2)`, standard error :math:`\sqrt{b + c + 1 - (b - c)^2/(N+2)}/(N+2)`.
+    ``"bonett-price"``
+        Wald with Laplace estimates :math:`\tilde p_{12} = (b+1)/(N+2)`,
+        :math:`\tilde p_{21} = (c+1)/(N+2)`: :math:`\tilde p_{12} - \tilde p_{21} \pm
+        z\sqrt{(\tilde p_{12} + \tilde p_{21} - (\tilde p_{12} - \tilde p_{21})^2)/(N+2)}`
+        (Bonett & Price 2012).
+    ``"newcombe"`` (default)
+        Newcombe's (1998) method 10, square-and-add of the Wilson limits
+        :math:`(l_1, u_1)` of :math:`p_1 = (a+b)/N` and :math:`(l_2, u_2)` of
+        :math:`p_2 = (a+c)/N`:
+        :math:`L = \hat\delta - \sqrt{(p_1 - l_1)^2 + (u_2 - p_2)^2 - 2\phi(p_1 - l_1)(u_2 - p_2)}`,
+        :math:`U = \hat\delta + \sqrt{(p_2 - l_2)^2 + (u_1 - p_1)^2 - 2\phi(p_2 - l_2)(u_1 - p_1)}`,
+        with the continuity-corrected correlation :math:`\phi = (A - N/2)/M` for
+        :math:`A = ad - bc > N/2`, 0 for :math:`0 \le A \le N/2`, :math:`A/M` for :math:`A < 0`,
+        :math:`M = \sqrt{(a+b)(c+d)(a+c)(b+d)}` (:math:`\phi = 0` when a margin is 0).
+    ``"newcombe-plain"``
+        The same with the plain correlation :math:`\phi = (ad - bc)/M` (the column Newcombe's
+        Table III lists as method 8).
+    ``"tango"``
+        Tango's (1998) score interval: the :math:`\delta_0` with
+        :math:`T(\delta_0) = (b - c - N\delta_0)/\sqrt{N(2\tilde p_{21} + \delta_0(1-\delta_0))}
+        = \pm z`, where :math:`\tilde p_{21}` is the constrained maximum likelihood estimate
+        (the larger root of :math:`2N p^2 + (-b - c + (2N - b + c)\delta_0) p
+        - c\delta_0(1-\delta_0) = 0`). It excludes 0 exactly when the uncorrected asymptotic
+        McNemar test rejects. When :math:`\hat\delta = \pm 1` the limit on that side is
+        :math:`\pm 1`.
+    ``"exact"``
+        Fay & Lumbard's (2021) melded interval, compatible with the exact (conditional)
+        McNemar test: it excludes 0 exactly when that test rejects at level
+        :math:`1 - \text{confidence\_level}`. With m = b + c discordant pairs, the upper limit U
+        solves :math:`P\{T(2B - 1) \ge U\} = \alpha/2` for
+        :math:`B \sim \mathrm{Beta}(b + 1, c)` and :math:`T \sim \mathrm{Beta}(m + 1, N - m)`
+        (U > 0) or :math:`\mathrm{Beta}(m, N - m + 1)` (U < 0); the lower limit is the mirror
+        image, :math:`L(b, c) = -U(c, b)`. The probability is one integral over T (64-point
+        Gauss-Legendre), and U is found by root finding for all tables at once; this method
+        costs about 0.25 ms per table, a hundred times the score intervals.
+
+    Limits are truncated to [-1, 1]. A table with N = 0 gives nan limits.
+
+    Parameters
+    ----------
+    a, b, c, d : int or array_like of int
+        Both right, A right and B wrong, A wrong and B right, both wrong. Arrays broadcast.
+    confidence_level : float or array_like, default 0.95
+        Strictly between 0 and 1.
+    method : str, default "newcombe"
+        One of :data:`DIFFERENCE_METHODS`.
+
+    Returns
+    -------
+    ConfidenceInterval
+        Python floats for scalar input, arrays of the broadcast shape otherwise.
+
+    Raises
+    ------
+    McNemarError
+        Unknown ``method`` or a ``confidence_level`` outside (0, 1); :class:`TableError` for
+        negative or fractional counts.
+
+    References
+    ----------
+    Newcombe RG (1998). Improved confidence intervals for the difference between binomial
+    proportions based on paired data. Statistics in Medicine 17:2635-2650.
+    Tango T (1998). Equivalence test and confidence interval for the difference in proportions
+    for the paired-sample design. Statistics in Medicine 17:891-908.
+    Agresti A, Min Y (2005). Simple improved confidence intervals for comparing matched
+    proportions. Statistics in Medicine 24:729-740.
+    Bonett DG, Price RM (2012). Adjusted Wald confidence interval for a difference of binomial
+    proportions based on paired data. Journal of Educational and Behavioral Statistics
+    37:479-488.
+    Fagerland MW, Lydersen S, Laake P (2014). Recommended tests and confidence intervals for
+    paired binomial proportions. Statistics in Medicine 33:2850-2875.
+    Fay MP, Lumbard K (2021). Confidence intervals for difference in proportions for matched
+    pairs compatible with exact McNemar's or sign tests. Statistics in Medicine 40:1147-1159.
+
+    Examples
+    --------
+    Two systems on 200 items; A alone is right on 17, B alone on 3:
+
+    >>> print(difference_interval(157, 17, 3, 23))
+    [0.0262, 0.1166]
+    >>> print(difference_interval(157, 17, 3, 23, method="tango"))
+    [0.0292, 0.1192]
+    >>> low, high = difference_interval([157, 59], [17, 6], [3, 16], [23, 80], method="wald")
+    >>> low.round(4), high.round(4)
+    (array([ 0.0273, -0.1184]), array([ 0.1127, -0.0058]))
+    """
+    name = _check_method(method, DIFFERENCE_METHODS, "difference")
+    (aa, bb, cc, dd), level, shape, scalar = _prepare(
+        ("a", "b", "c", "d"), (a, b, c, d), confidence_level
+    )
+    low, high = _DIFFERENCE_IMPL[name](aa, bb, cc, dd, _z(level), level)
+    low = np.clip(low, -1.0, 1.0)
+    high = np.clip(high, -1.0, 1.0)
+    # Without items there is no difference to estimate, whatever a method's pseudo-counts say.
+    empty = aa + bb + cc + dd == 0
+    low[empty] = np.nan
+    high[empty] = np.nan
+    return _finish(low, high, shape, scalar)
+
+

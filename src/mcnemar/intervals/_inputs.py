@@ -1,0 +1,122 @@
+"""Checks and broadcasting of the counts, confidence levels and method names of the interval
+functions, and the normal quantile of a confidence level.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+from mcnemar.errors import McNemarError, TableError
+from mcnemar.intervals._result import ConfidenceInterval
+
+FloatArray = NDArray[np.float64]
+
+
+# ---------------------------------------------------------------------------------------------
+# Input handling
+# ---------------------------------------------------------------------------------------------
+
+
+def _echo(values: FloatArray, bad: NDArray[np.bool_]) -> str:
+    first = values[bad].ravel()[0]
+    shown = int(first) if np.isfinite(first) and first == int(first) else float(first)
+    if values.ndim == 0:
+        return repr(shown)
+    return f"{shown!r} (at index {np.argwhere(bad)[0].tolist()})"
+
+
+def _as_counts(names: tuple[str, ...], values: tuple[ArrayLike, ...]) -> list[FloatArray]:
+    arrays = []
+    for name, value in zip(names, values, strict=True):
+        raw = np.asarray(value)
+        if raw.dtype.kind not in "iuf" and not (
+            raw.dtype.kind == "O" and all(isinstance(v, int | float) for v in raw.ravel())
+        ):
+            raise TableError(
+                f"{name} must be a non-negative whole number of items (or an array of them); "
+                f"got {value!r}"
+            )
+        array = raw.astype(np.float64)
+        # Integer input needs only the sign check; the float checks cost three more passes.
+        bad: NDArray[np.bool_] | None = None
+        if raw.dtype.kind == "i":
+            bad = array < 0
+        elif raw.dtype.kind != "u":
+            bad = ~np.isfinite(array) | (array < 0) | (array != np.floor(array))
+        if bad is not None and bad.any():
+            raise TableError(
+                f"{name} must be a non-negative whole number of items; got {_echo(array, bad)}"
+            )
+        arrays.append(array)
+    return arrays
+
+
+def _check_confidence_level(confidence_level: ArrayLike) -> FloatArray:
+    message = "confidence_level must be a real number strictly between 0 and 1 (e.g. 0.95)"
+    raw = np.asarray(confidence_level)
+    # bool is an int subclass and complex converts with a warning: both are caller mistakes.
+    if raw.dtype.kind not in "iuf":
+        raise McNemarError(f"{message}; got {confidence_level!r}")
+    level = raw.astype(np.float64)
+    bad = ~((level > 0) & (level < 1))
+    if bad.any():
+        raise McNemarError(f"{message}, not a percentage; got {_echo(level, bad)}")
+    return level
+
+
+def _check_method(method: object, valid: tuple[str, ...], what: str) -> str:
+    if not isinstance(method, str) or method not in valid:
+        listed = ", ".join(repr(m) for m in valid)
+        raise McNemarError(
+            f"method for the {what} interval must be one of {listed}; got {method!r}"
+        )
+    return method
+
+
+def _prepare(
+    count_names: tuple[str, ...],
+    counts: tuple[ArrayLike, ...],
+    confidence_level: ArrayLike,
+) -> tuple[list[FloatArray], FloatArray, tuple[int, ...], bool]:
+    """Validate, broadcast and flatten the inputs; remember whether they were all scalars."""
+    arrays = _as_counts(count_names, counts)
+    level = _check_confidence_level(confidence_level)
+    scalar = all(np.ndim(x) == 0 for x in (*counts, confidence_level))
+    try:
+        *broadcast, level_b = np.broadcast_arrays(*arrays, level)
+    except ValueError:
+        shapes = ", ".join(f"{n}{np.shape(x)}" for n, x in zip(count_names, arrays, strict=True))
+        raise TableError(
+            f"the counts and confidence_level must broadcast to one shape; got {shapes}, "
+            f"confidence_level{np.shape(level)}"
+        ) from None
+    shape = level_b.shape
+    flat = [np.ascontiguousarray(x, dtype=np.float64).ravel() for x in broadcast]
+    return flat, np.ascontiguousarray(level_b).ravel(), shape, scalar
+
+
+def _finish(
+    low: FloatArray, high: FloatArray, shape: tuple[int, ...], scalar: bool
+) -> ConfidenceInterval[Any]:
+    if scalar:
+        return ConfidenceInterval(float(low[0]), float(high[0]))
+    return ConfidenceInterval(low.reshape(shape), high.reshape(shape))
+
+
+def _z(level: FloatArray) -> FloatArray:
+    """Two-sided standard normal quantile z = Phi^-1(1 - alpha/2)."""
+    if level.size > 1 and np.all(level == level[0]):
+        # One level broadcast over many tables: one quantile, not one per table.
+        return np.full(level.shape, -special.ndtri((1.0 - level[0]) / 2.0))
+    return np.asarray(-special.ndtri((1.0 - level) / 2.0), dtype=np.float64)
+
+
+_Limits = tuple[FloatArray, FloatArray]
+_DifferenceMethod = Callable[
+    [FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray], _Limits
+]

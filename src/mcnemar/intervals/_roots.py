@@ -1,0 +1,112 @@
+"""Numerical tools shared by the score intervals: a bracketed root finder vectorized over
+tables, the larger root of a quadratic, and Wilson's score limits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+FloatArray = NDArray[np.float64]
+
+
+# ---------------------------------------------------------------------------------------------
+# Numerical tools
+# ---------------------------------------------------------------------------------------------
+
+#: f(x, idx) evaluates a function at points x for the problems with positions idx.
+_Objective = Callable[[FloatArray, NDArray[np.intp]], FloatArray]
+
+
+def _find_root(
+    f: _Objective,
+    lo: FloatArray,
+    hi: FloatArray,
+    f_lo: FloatArray,
+    f_hi: FloatArray,
+    *,
+    atol: float,
+    rtol: float = 4e-16,
+    maxiter: int = 400,
+) -> FloatArray:
+    """Solve f(x) = 0 for many independent brackets at once.
+
+    Each bracket [lo, hi] must hold a sign change (f_lo and f_hi of opposite signs, or one of
+    them zero). The step is the Illinois variant of regula falsi; a bisection step replaces it
+    whenever the bracket failed to halve over the previous three steps, so the worst case is a
+    small multiple of plain bisection. As in Brent's method no point closer than the tolerance
+    to an end of the bracket is evaluated, so once an iterate is that close to the root the
+    next one lands on its other side and closes the bracket. Every problem stops on its own
+    once its bracket is narrower than ``atol + rtol*|x|``, so an element's result does not
+    depend on the others in the array.
+    """
+    result = np.where(f_lo == 0, lo, np.where(f_hi == 0, hi, 0.5 * (lo + hi)))
+    tight = np.abs(hi - lo) <= atol + rtol * np.maximum(np.abs(lo), np.abs(hi))
+    idx = np.flatnonzero(~((f_lo == 0) | (f_hi == 0) | tight))
+    a, b = lo[idx].copy(), hi[idx].copy()
+    fa, fb = f_lo[idx].copy(), f_hi[idx].copy()
+    widths = [np.full(idx.size, np.inf) for _ in range(3)]
+    for _ in range(maxiter):
+        if idx.size == 0:
+            break
+        left, right = np.minimum(a, b), np.maximum(a, b)
+        width = right - left
+        tol = 0.5 * (atol + rtol * np.maximum(np.abs(a), np.abs(b)))
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            secant = b - fb * (b - a) / (fb - fa)
+        inside = np.isfinite(secant) & (secant > left) & (secant < right)
+        bisect = ~inside | (width > 0.5 * widths[2])
+        x = np.where(bisect, 0.5 * (a + b), secant)
+        x = np.where(width > 4.0 * tol, np.clip(x, left + tol, right - tol), 0.5 * (a + b))
+        fx = f(x, idx)
+        flip = np.signbit(fx) != np.signbit(fb)
+        # Illinois: an endpoint kept twice has its function value halved, which pulls the
+        # next secant towards it and avoids the one-sided crawl of plain regula falsi.
+        fa = np.where(flip, fb, np.where(bisect, fa, 0.5 * fa))
+        a = np.where(flip, b, a)
+        b, fb = x, fx
+        widths = [width, widths[0], widths[1]]
+        done = (fx == 0) | (np.abs(b - a) <= 2.0 * tol)
+        if done.any():
+            result[idx[done]] = b[done]
+            keep = ~done
+            idx, a, b, fa, fb = idx[keep], a[keep], b[keep], fa[keep], fb[keep]
+            widths = [w[keep] for w in widths]
+    result[idx] = b
+    return result
+
+
+def _larger_quadratic_root(qa: FloatArray, qb: FloatArray, qc: FloatArray) -> FloatArray:
+    """(-B + sqrt(B^2 - 4AC))/(2A) for A > 0, without cancellation when B > 0."""
+    root = np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(qb <= 0, (root - qb) / (2.0 * qa), -2.0 * qc / (qb + root))
+
+
+def _wilson(x: FloatArray, n: FloatArray, z: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Wilson score limits; nan where n = 0."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z2 = z * z
+        centre = (2.0 * x + z2) / (2.0 * (n + z2))
+        half = z * np.sqrt(np.maximum(z2 + 4.0 * x * (1.0 - x / n), 0.0)) / (2.0 * (n + z2))
+        low = np.clip(centre - half, 0.0, 1.0)
+        high = np.clip(centre + half, 0.0, 1.0)
+    undefined = n == 0
+    low[undefined] = np.nan
+    high[undefined] = np.nan
+    return low, high
+
+
+def _normal_score_gap(p: FloatArray, target: FloatArray) -> FloatArray:
+    """Phi^-1(p) - Phi^-1(target): a tail probability on the normal-score scale.
+
+    Root finding on this scale instead of p - target sees a nearly linear function where the
+    probability is a flat sigmoid, which cuts the number of (costly) evaluations by half.
+    """
+    # A quadrature sum may pass 1 by a rounding error; ndtri would turn that into nan.
+    return np.asarray(special.ndtri(np.clip(p, 0.0, 1.0)) - special.ndtri(target), np.float64)
+
+
