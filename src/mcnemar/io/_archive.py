@@ -103,7 +103,8 @@ class BoundedArchive:
         self.inflated = 0
         zf = zip_module()
         # The backport's zipfile module has its own BadZipFile class: both mean a bad archive.
-        self._bad_zip: tuple[type[Exception], ...] = (zf.BadZipFile, zipfile.BadZipFile)
+        self._read_errors: tuple[type[Exception], ...] = (
+            zf.BadZipFile, zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError)
         try:
             self._zip: Any = zf.ZipFile(self.path)
         except (zf.BadZipFile, zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
@@ -172,7 +173,7 @@ class BoundedArchive:
                 "its dependency backports-zstd is present",
                 path=str(self.path),
             ) from None
-        except (*self._bad_zip, OSError, EOFError, ValueError, RuntimeError) as exc:
+        except self._read_errors as exc:
             if isinstance(exc, InputFileError):
                 raise
             raise InputFileError(f"cannot read archive entry {name} ({exc})",
