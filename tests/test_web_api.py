@@ -667,6 +667,35 @@ def test_compare_refuses_a_parquet_file_declaring_too_many_rows(tmp_path: Path) 
     assert response.json()["table"]["n"] == n
 
 
+def test_compare_answers_503_when_the_work_takes_too_long(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+    import time
+
+    import mcnemar.io
+
+    real_align = mcnemar.io.align
+    finished = threading.Event()
+
+    def slow_align(*args: Any, **kwargs: Any) -> Any:
+        time.sleep(2.5)
+        try:
+            return real_align(*args, **kwargs)
+        finally:
+            finished.set()
+
+    monkeypatch.setattr(mcnemar.io, "align", slow_align)
+    hurried = TestClient(create_app(compare_timeout=2), raise_server_exceptions=False)
+    error = assert_error(hurried.post("/api/v1/compare", files=_files()), 503, None)
+    assert "longer than the server's limit of 2 s" in error["message"]
+    assert "mcnemar compare" in error["message"]
+    # The work finishes in the background and frees its slot; the next upload is served.
+    assert finished.wait(10)
+    monkeypatch.setattr(mcnemar.io, "align", real_align)
+    time.sleep(0.5)
+    again = hurried.post("/api/v1/compare", files=_files())
+    assert again.status_code == 200, again.text
+
+
 def test_archive_directory_is_walked_not_trusted(tmp_path: Path) -> None:
     from mcnemar.io._archive import zip_module
     from mcnemar.web.upload import check_archive_directory
