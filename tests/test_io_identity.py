@@ -455,3 +455,20 @@ def test_content_is_checked_only_where_both_runs_record_it(tmp_path: Path) -> No
     al = align(read_run(a), read_run(b))
     assert al.to_dict()["content_check"] == {"field": "doc_hash", "checked": 50, "differ": 0}
     assert "on 50 of the 50 paired items whose content both record" in str(al)
+
+
+def test_the_web_upload_takes_the_overrides(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from mcnemar.web.app import create_app
+
+    a = inspect_log(tmp_path / "a.json", A_OUT)
+    b = inspect_log(tmp_path / "b.json", B_OUT, task="other_task")
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    files = {"file_a": ("a.json", a.read_bytes()), "file_b": ("b.json", b.read_bytes())}
+    ok = client.post("/api/v1/compare", files=files, data={"allow_different_tasks": "true"})
+    assert ok.status_code == 200, ok.text
+    report = ok.json()
+    assert tuple(report["table"][k] for k in "abcd") == table(A01, B01)
+    assert any("different tasks" in w for w in report["warnings"])

@@ -685,8 +685,10 @@ class _BodyClock:
     async def receive(self) -> Message:
         if self.state["body_done"]:
             return await self._receive()
+        message: Message | None = None
         try:
-            message = await asyncio.wait_for(self._receive(), self._wait())
+            async with asyncio.timeout(self._wait()):
+                message = await self._receive()
         except TimeoutError:
             message = None
         if message is None:
@@ -985,6 +987,18 @@ def create_app(
                             "enum": ["mean", "majority", "first"],
                             "description": "How to combine several samples (epochs) of an item.",
                         },
+                        "allow_different_tasks": {
+                            "type": "boolean",
+                            "default": False,
+                            "description": "Pair runs of different tasks (or whose items "
+                            "differ in content); refused by default, warned when allowed.",
+                        },
+                        "allow_different_scorers": {
+                            "type": "boolean",
+                            "default": False,
+                            "description": "Pair runs scored by different scorers, metrics or "
+                            "filters; refused by default, warned when allowed.",
+                        },
                         "include": {
                             "type": "array",
                             "items": {
@@ -1130,6 +1144,8 @@ def create_app(
                 on_missing=options.on_missing,
                 threshold=options.threshold,
                 reduce=options.reduce,
+                allow_different_tasks=options.allow_different_tasks,
+                allow_different_scorers=options.allow_different_scorers,
             )
         except McNemarError as exc:
             message = _public_message(str(exc), upload, workdir)

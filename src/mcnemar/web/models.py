@@ -244,6 +244,9 @@ class CompareOptions(BaseModel):
     on_missing: Literal["error", "intersect"] = "error"
     threshold: FormNumber | None = None
     reduce: Literal["mean", "majority", "first"] | None = None
+    # Pair runs of different tasks / scored differently (refused by default; the report warns).
+    allow_different_tasks: bool = False
+    allow_different_scorers: bool = False
     include: list[Include] = Field(default_factory=list, max_length=3)
 
     @field_validator("threshold", "reduce", mode="before")
