@@ -210,6 +210,11 @@ def check_report(rep: Report) -> None:
     assert ("excludes 0" in text) == (
         plain_not_sig and direction is not None and con.interval_contains_zero is False
     )
+    if "need not agree" in text:  # the reason given: levels that differ, or the methods
+        matching = 1.0 - (2.0 if side else 1.0) * alpha
+        differ = not math.isclose(rep.confidence_level, matching, rel_tol=1e-9, abs_tol=1e-12)
+        assert ("interval is at the" in text) == differ
+        assert ("computed differently" in text) == (not differ)
     if better is not None:
         winner, loser = name[better], name["b" if better == "a" else "a"]
         assert text.startswith(f"{winner} did better than {loser}")

@@ -1153,13 +1153,22 @@ def _conclusion(
         return f"{who} was ahead on this test set by {_size(diff)} points{ci_text(leader)}"
 
     def interval_note(verb: str) -> str:
+        # Why a test and an interval can disagree: their levels differ (a two-sided interval
+        # at level L matches a two-sided test at 1 - L, a one-sided one at (1 - L)/2), or, at
+        # matching levels, they are computed differently.
         assert interval is not None
         lo_text, hi_text = _points_pair(*interval)
+        matching = 1.0 - (2.0 if side else 1.0) * alpha
+        if not math.isclose(level, matching, rel_tol=1e-9, abs_tol=1e-12):
+            why = (
+                f"the interval is at the {_pct(level)} level and the {test} at alpha = "
+                f"{_num(alpha)}"
+            )
+        else:
+            why = "the interval and the test are computed differently"
         return (
             f" The {_pct(level)} {ci_label} interval of {na} - {nb} ({lo_text} to {hi_text} "
-            f"points) {verb} 0: the interval and the test are computed differently"
-            + (" (and the interval is two-sided)" if side else "")
-            + ", so they need not agree."
+            f"points) {verb} 0: {why}, so they need not agree."
         )
 
     def power_words() -> str:
