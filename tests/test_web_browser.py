@@ -9,6 +9,15 @@ Reference values: the 200-item worked example (157, 17, 3, 23) of REFERENCES.md:
 p = 0.0025768 (shown as 0.0026), Newcombe interval (0.026236, 0.116610), i.e. +2.6 to +11.7
 points, candidate better.
 
+On a phone (390 px), with counts of 10**9 up to the library's limit (2**52) and names of 40 and
+80 characters, the tests also check: the labels of the pictures, measured in the browser (the
+bounding box of every SVG text line), never overlap and never leave their picture, and the
+page never scrolls sideways; the exports are marked off while the inputs give no result (and
+export nothing); counts beyond 2**52 are refused on the page; the verdict reaches the top of the
+screen (a bar) while one types; an edit during an upload cancels it and says so; upload
+errors name the page's controls, not the library's arguments or command-line flags. Each of
+these saves screenshots under ``tests/artifacts/web-phone-*.png``.
+
 Chromium comes from Debian (``scripts/install-browser.sh``); Playwright's own browser
 download is not used. Without ``/usr/bin/chromium`` the tests are skipped, loudly.
 """
@@ -484,3 +493,430 @@ def test_every_control_is_reachable_by_keyboard(desktop: Page, server: str) -> N
     page.keyboard.press("ArrowDown")
     assert page.is_checked("#framing-errors")
     assert page.locator("#cells-errors").is_visible()
+
+
+# ----------------------------------------------------------------------------- phone, huge counts,
+# long names: labels that never collide, exports that never hold a stale result, the verdict
+# within reach, uploads that are never dropped silently, errors in the page's own words.
+
+NAME_A = "gpt-4o-2024-08-06-instruct-finetune-r017"  # 40 characters, as real model names run
+NAME_B = "claude-3-5-sonnet-20241022-baseline-v2.1"
+LONG_A = "candidate " * 7 + "model-v2.1"  # 80 characters with spaces
+LONG_B = "b" * 80  # 80 characters and no place to break
+LIMIT = 2**52  # the library's largest count (mcnemar.table)
+HUGE = {"a": 1_234_567_890, "b": 1_000_000_000, "c": 999_000_000, "d": 987_654_321}
+
+# Every text of the three pictures, line by line (tspans), as the browser draws it: a list
+# of problems (a label outside its picture, two labels that overlap) and how many were seen.
+_LABEL_CHECK = """() => {
+  const problems = [];
+  let seen = 0;
+  for (const fig of document.querySelectorAll("#table-chart, #dist-chart, #ci-chart")) {
+    const svg = fig.querySelector("svg");
+    if (!svg) continue;
+    const box = svg.getBoundingClientRect();
+    const boxes = [];
+    for (const t of svg.querySelectorAll("text")) {
+      const spans = t.querySelectorAll("tspan");
+      for (const part of spans.length ? [...spans] : [t]) {
+        if (!part.textContent.trim()) continue;
+        const r = part.getBoundingClientRect();
+        boxes.push({ s: part.textContent, l: r.left, r: r.right, t: r.top, b: r.bottom });
+      }
+    }
+    seen += boxes.length;
+    for (const q of boxes) {
+      const inside = q.l >= box.left - 0.5 && q.r <= box.right + 0.5
+        && q.t >= box.top - 0.5 && q.b <= box.bottom + 0.5;
+      if (!inside) {
+        problems.push(fig.id + ": outside the picture: " + q.s);
+      }
+    }
+    for (let i = 0; i < boxes.length; i++) {
+      for (let j = i + 1; j < boxes.length; j++) {
+        const p = boxes[i], q = boxes[j];
+        const w = Math.min(p.r, q.r) - Math.max(p.l, q.l);
+        const h = Math.min(p.b, q.b) - Math.max(p.t, q.t);
+        if (w > 0.5 && h > 0.5) problems.push(fig.id + ": overlap: " + p.s + " | " + q.s);
+      }
+    }
+  }
+  return { problems: problems, seen: seen };
+}"""
+
+
+def query(**params: Any) -> str:
+    from urllib.parse import urlencode
+
+    return "?" + urlencode(params)
+
+
+def assert_labels_clear(page: Any, what: str) -> None:
+    result = page.evaluate(_LABEL_CHECK)
+    assert result["seen"] >= 20, f"{what}: only {result['seen']} labels drawn"
+    assert result["problems"] == [], f"{what}: {result['problems']}"
+
+
+def assert_no_sideways_scroll(page: Any, what: str) -> None:
+    width = page.evaluate("document.documentElement.scrollWidth")
+    viewport = page.evaluate("window.innerWidth")
+    assert width <= viewport == PHONE["width"], f"{what}: page {width}px wide in {viewport}px"
+
+
+def test_the_label_check_sees_overlaps(phone: Page, server: str) -> None:
+    """The collision check itself: two labels drawn on top of each other, and one outside
+    its picture, are reported (so that the checks below can fail)."""
+    page = phone.page
+    page.goto(server + query(**HUGE))
+    wait_settled(page)
+    page.evaluate("""() => {
+      const svg = document.querySelector("#ci-chart svg");
+      const add = (x, y, s) => {
+        const t = document.createElementNS("http://www.w3.org/2000/svg", "text");
+        t.setAttribute("x", x); t.setAttribute("y", y); t.textContent = s;
+        svg.appendChild(t);
+      };
+      add(40, 60, "first label"); add(44, 62, "second label"); add(-30, 80, "outside");
+    }""")
+    problems = page.evaluate(_LABEL_CHECK)["problems"]
+    assert any("overlap: first label | second label" in p for p in problems), problems
+    assert any("outside the picture: outside" in p for p in problems), problems
+
+
+_SCENARIOS = [
+    ("huge-40", dict(HUGE, name_a=NAME_A, name_b=NAME_B)),
+    ("huge-40-greater", dict(HUGE, name_a=NAME_A, name_b=NAME_B, alternative="greater")),
+    ("huge-40-less", dict(HUGE, name_a=NAME_A, name_b=NAME_B, alternative="less")),
+    ("close-1e9", dict(a=10**9, b=10**9, c=10**9 + 10**5, d=10**9, name_a=NAME_A, name_b=NAME_B)),
+    ("lopsided-1e9", dict(a=3 * 10**9, b=2 * 10**9, c=7, d=5, name_a=NAME_A, name_b=NAME_B)),
+    ("limit-80", dict(a=1, b=LIMIT - 10, c=3, d=1, name_a=LONG_A, name_b=LONG_B)),
+    ("bc-only-80", dict(b=999_999_999, c=1_000_000_000, name_a=LONG_B, name_b=LONG_A)),
+    ("small-80", dict(a=157, b=17, c=3, d=23, name_a=LONG_A, name_b=LONG_B)),
+    ("none-80", dict(a=90, b=0, c=0, d=10, name_a=LONG_B, name_b=LONG_A)),
+    ("errors-40", dict(framing="errors", only_a_wrong=999_000_000, only_b_wrong=10**9,
+                       both_wrong=987_654_321, both_right=1_234_567_890,
+                       name_a=NAME_A, name_b=NAME_B)),
+]
+
+
+def test_chart_labels_never_collide_on_a_phone(phone: Page, server: str) -> None:
+    """At 390 px, with counts of 10**9 and up to the library's limit and names of 40 and 80
+    characters: no label of the three pictures overlaps another or leaves its picture, and
+    the page never scrolls sideways."""
+    page = phone.page
+    assert len(NAME_A) == len(NAME_B) == 40 and len(LONG_A) == len(LONG_B) == 80
+    for what, params in _SCENARIOS:
+        page.goto(server + query(**params))
+        wait_settled(page)
+        assert_labels_clear(page, what)
+        assert_no_sideways_scroll(page, what)
+        if what in ("huge-40", "limit-80"):
+            page.screenshot(path=str(ARTIFACTS / f"web-phone-{what}.png"), full_page=True)
+        if what in ("huge-40", "limit-80", "close-1e9"):
+            for chart in ("table-chart", "dist-chart", "ci-chart"):
+                page.locator(f"#{chart}").screenshot(
+                    path=str(ARTIFACTS / f"web-phone-{what}-{chart}.png")
+                )
+    # the same pages on a desktop-sized window keep their labels apart too
+    page.set_viewport_size(DESKTOP)
+    for what, params in _SCENARIOS[:2] + _SCENARIOS[5:6]:
+        page.goto(server + query(**params))
+        wait_settled(page)
+        assert_labels_clear(page, what + " (desktop)")
+
+
+def test_tiny_differences_never_print_as_zero(phone: Page, server: str) -> None:
+    """b = 10**9, c = 10**9 + 10**5: the difference is -0.0025 points, significant; the page
+    shows it with two significant digits (the report's rule), never as -0.0."""
+    page = phone.page
+    params = dict(a=10**9, b=10**9, c=10**9 + 10**5, d=10**9)
+    page.goto(server + query(**params))
+    wait_settled(page)
+    expected = api(server, params)
+    assert expected["conclusion"]["significant"]
+    estimate = text(page, "#diff-estimate")
+    # (b - c) / N in points, from the counts (independent of the page's formatting)
+    points = 100 * (params["b"] - params["c"]) / sum(params.values())
+    assert f"{points:.2g}" == "-0.0025"
+    assert "-0.0025 points" in estimate, estimate
+    for cell in page.locator("#ci-table td.num").all_inner_texts():
+        assert re.fullmatch(r"[+-]0\.0+", cell.strip()) is None, cell
+    assert "0.0 points" not in estimate
+
+
+def test_one_sided_headline_follows_the_report(phone: Page, server: str) -> None:
+    """157/17/3/23 with alternative 'less': A leads by 7 points, so the one-sided test
+    about B says nothing; the headline must not claim 'no clear difference'."""
+    page = phone.page
+    params = dict(a=157, b=17, c=3, d=23, alternative="less", name_a=NAME_A, name_b=NAME_B)
+    page.goto(server + query(**params))
+    wait_settled(page)
+    conclusion = api(server, params)["conclusion"]
+    headline = text(page, "#verdict-headline")
+    assert not conclusion["significant"]
+    assert "No clear difference" not in headline
+    if conclusion.get("headline"):
+        assert headline == conclusion["headline"]
+    else:
+        assert f"favour {NAME_A}" in headline, headline
+    assert "Not significant" in text(page, "#verdict-badge")
+
+
+def _export_buttons_off(page: Any) -> bool:
+    return bool(page.evaluate(
+        "['copy-markdown', 'download-json'].every("
+        "(id) => document.getElementById(id).getAttribute('aria-disabled') === 'true')"
+    ))
+
+
+def test_exports_are_off_while_the_inputs_are_invalid(phone: Page, server: str) -> None:
+    page = phone.page
+    params = dict(HUGE, name_a=NAME_A, name_b=NAME_B)
+    page.goto(server + query(**params))
+    wait_settled(page)
+    assert not _export_buttons_off(page)
+    assert page.locator("#export-note").is_hidden()
+
+    downloads: list[Any] = []
+    page.on("download", lambda d: downloads.append(d))
+    analyze_requests: list[str] = []
+    page.on("request", lambda r: analyze_requests.append(r.url) if "/api/" in r.url else None)
+    page.evaluate("navigator.clipboard.writeText('untouched')")
+
+    # an edit makes the shown report stale at once, before any answer arrives
+    page.fill("#b", "-1")
+    assert _export_buttons_off(page)
+    page.wait_for_selector("#b-error:not([hidden])")
+    assert _export_buttons_off(page)
+    note = text(page, "#export-note")
+    assert "Nothing to export" in note and "earlier inputs" in note
+    page.screenshot(path=str(ARTIFACTS / "web-phone-exports-off.png"), full_page=True)
+    # (force: a browser-automation click waits for buttons marked disabled; a person's does not)
+    page.click("#download-json", force=True)
+    page.click("#copy-markdown", force=True)
+    page.wait_for_timeout(300)
+    assert downloads == []
+    assert page.evaluate("navigator.clipboard.readText()") == "untouched"
+    assert "Nothing to export" in text(page, "#action-status")
+
+    # above the library's limit: refused on the page itself, no request sent
+    analyze_requests.clear()
+    page.fill("#b", str(LIMIT + 1))
+    page.wait_for_function(
+        "() => document.getElementById('b-error').textContent.includes('2**52')"
+    )
+    assert str(LIMIT + 1) in text(page, "#b-error")
+    assert _export_buttons_off(page)
+    page.fill("#b", str(2**53 + 1))  # a double would round this to 2**53
+    page.wait_for_function(
+        f"() => document.getElementById('b-error').textContent.includes('{2**53 + 1}')"
+    )
+    page.fill("#b", str(LIMIT) + ".4")  # a double would drop the fraction
+    page.wait_for_function(
+        "() => document.getElementById('b-error').textContent.includes('whole number')"
+    )
+    page.fill("#b", str(LIMIT // 2))
+    page.fill("#a", str(LIMIT // 2))  # each within the limit, the total above it
+    page.wait_for_function(
+        "() => document.getElementById('status').textContent.includes('add up to')"
+    )
+    assert _export_buttons_off(page)
+    page.wait_for_timeout(300)
+    assert analyze_requests == [], analyze_requests
+
+    # up to the limit itself the library answers, and the exports hold that answer
+    near = LIMIT - 1 - HUGE["c"] - HUGE["d"]  # a + b + c + d = 2**52
+    page.fill("#a", "1")
+    page.fill("#b", str(near))
+    wait_settled(page)
+    assert not _export_buttons_off(page)
+    assert page.locator("#export-note").is_hidden()
+    body = dict(params, b=near, a=1, include=["markdown"])
+    expected = api(server, body)
+    with page.expect_download() as info:
+        page.click("#download-json")
+    saved = json.loads(Path(info.value.path()).read_text())
+    assert saved["table"]["b"] == near and saved["table"]["n"] == LIMIT
+    del expected["markdown"]
+    assert saved == expected
+
+
+def _visible_in_viewport(page: Any, selector: str) -> bool:
+    return bool(page.evaluate(
+        "(sel) => { const r = document.querySelector(sel).getBoundingClientRect();"
+        " return r.height > 0 && r.top >= 0 && r.top < window.innerHeight; }",
+        selector,
+    ))
+
+
+def wait_bar(page: Any, *, shown: bool) -> None:
+    """Wait until the verdict bar at the top of a phone's screen is shown (or put away)."""
+    away = "document.getElementById('summary-bar-wrap').classList.contains('away')"
+    page.wait_for_function(f"() => {'!' if shown else ''}{away}")
+
+
+def test_the_verdict_is_within_reach_on_a_phone(phone: Page, server: str) -> None:
+    """Typing the counts at the top of a phone's screen: the verdict is summarised in a bar
+    stuck to the top of the screen (the page does not scroll away from the field being
+    typed in); tapping the bar, or picking an example, brings the verdict itself into view."""
+    page = phone.page
+    page.goto(server)
+    page.fill("#name_a", NAME_A)
+    page.fill("#name_b", NAME_B)
+    for cell in "abcd":
+        page.fill(f"#{cell}", str(HUGE[cell]))
+    page.focus("#d")
+    wait_settled(page)
+    expected = api(server, dict(HUGE, name_a=NAME_A, name_b=NAME_B))
+    assert not _visible_in_viewport(page, ".verdict")  # far below the inputs
+    wait_bar(page, shown=True)
+    bar = page.locator("#summary-bar").bounding_box()
+    assert bar is not None and bar["y"] >= 0 and bar["y"] + bar["height"] <= 80
+    summary = text(page, "#summary-bar")
+    assert text(page, "#verdict-headline") in summary
+    assert text(page, "#headline-pvalue") in summary
+    verdict = "Significant" if expected["conclusion"]["significant"] else "Not significant"
+    assert summary.startswith(verdict)
+    field = page.locator("#d").bounding_box()
+    assert field is not None and field["y"] >= bar["y"] + bar["height"]  # not hidden under it
+    assert field["y"] + field["height"] <= PHONE["height"]
+    assert_no_sideways_scroll(page, "typing")
+    page.screenshot(path=str(ARTIFACTS / "web-phone-summary-bar.png"))
+
+    # an invalid edit: the bar says there is no result instead of showing the old verdict
+    page.fill("#c", "three")
+    page.wait_for_function(
+        "() => document.getElementById('summary-bar').textContent.includes('fix the inputs')"
+    )
+    page.fill("#c", str(HUGE["c"]))
+    wait_settled(page)
+    page.wait_for_function(
+        "() => document.getElementById('summary-bar').textContent.includes('p = ')"
+    )
+
+    page.evaluate("window.scrollTo(0, 0)")
+    wait_bar(page, shown=True)
+    page.click("#summary-bar")
+    page.wait_for_function(
+        "() => document.querySelector('.verdict').getBoundingClientRect().top < innerHeight / 2"
+    )
+    assert _visible_in_viewport(page, ".verdict")
+    wait_bar(page, shown=False)
+
+    # Enter (a phone keyboard's Go) ends the typing: the page scrolls to the verdict
+    page.evaluate("window.scrollTo(0, 0)")
+    page.focus("#b")
+    wait_bar(page, shown=True)
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "() => { const r = document.querySelector('.verdict').getBoundingClientRect();"
+        " return r.top >= 0 && r.top < innerHeight / 2; }"
+    )
+    assert _visible_in_viewport(page, ".verdict")
+
+    # so does an example: its verdict is on the screen when it arrives
+    page.evaluate("window.scrollTo(0, 0)")
+    page.click("button[data-example]")
+    wait_for_result(page, "0.0026")
+    page.wait_for_function(
+        "() => { const r = document.querySelector('.verdict').getBoundingClientRect();"
+        " return r.top >= 0 && r.top < innerHeight - 150; }"
+    )
+    page.screenshot(path=str(ARTIFACTS / "web-phone-example-verdict.png"))
+
+
+def test_no_summary_bar_on_a_desktop(desktop: Page, server: str) -> None:
+    page = desktop.page
+    page.goto(server + query(**HUGE))
+    wait_settled(page)
+    assert page.locator("#summary-bar").is_hidden()
+    assert _visible_in_viewport(page, ".verdict")
+
+
+def test_typing_during_an_upload_says_it_was_cancelled(phone: Page, server: str) -> None:
+    page = phone.page
+    held: list[Any] = []
+    page.route("**/api/v1/compare", lambda route: held.append(route))  # held until released
+    page.goto(server + query(name_a=NAME_A, name_b=NAME_B))
+    page.click("#upload-box summary")
+    page.set_input_files("#file_a", str(DATA / "candidate.csv"))
+    page.set_input_files("#file_b", str(DATA / "baseline.csv"))
+    page.click("#upload-submit")
+    page.wait_for_function(
+        "() => document.getElementById('upload-status').textContent.includes('Reading')"
+    )
+    page.wait_for_timeout(100)
+    assert len(held) == 1
+
+    page.fill("#name_b", "old model")
+    status = text(page, "#upload-status")
+    assert "cancelled" in status and "name of system B" in status
+    assert "Compare the files" in status
+    assert "notice" in (page.get_attribute("#upload-status", "class") or "")
+    page.screenshot(path=str(ARTIFACTS / "web-phone-upload-cancelled.png"), full_page=True)
+    for cell, value in HUGE.items():
+        page.fill(f"#{cell}", str(value))
+    wait_settled(page)
+    # the late answer of the cancelled upload changes nothing
+    try:
+        held[0].continue_()
+    except Exception:  # the browser already dropped the request
+        pass
+    page.wait_for_timeout(300)
+    assert page.input_value("#b") == str(HUGE["b"])
+    assert page.locator("#alignment-card").is_hidden()
+    assert "old model" in text(page, "#words")
+    assert "cancelled" in text(page, "#upload-status")
+
+    # without edits the upload runs to its end and its result shows
+    page.unroute("**/api/v1/compare")
+    page.click("#upload-submit")
+    page.wait_for_selector("#alignment-card:not([hidden])")
+    wait_for_result(page, "0.0026")
+    assert "Compared candidate.csv with baseline.csv" in text(page, "#upload-status")
+    assert not _export_buttons_off(page)
+
+
+def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path: Path) -> None:
+    """The server's alignment errors name the library's arguments (on_missing='intersect',
+    threshold=T); the page names its own controls instead and marks them."""
+    only = tmp_path / "a.csv", tmp_path / "b.csv"
+    only[0].write_text("id,correct\nq1,1\nq2,0\nq3,1\n")
+    only[1].write_text("id,correct\nq2,1\nq3,1\nq4,0\n")
+    scores = tmp_path / "sa.csv", tmp_path / "sb.csv"
+    scores[0].write_text("id,score\nq1,0.9\nq2,0.2\n")
+    scores[1].write_text("id,score\nq1,0.4\nq2,0.7\n")
+    page = phone.page
+    page.goto(server + query(name_a=NAME_A, name_b=NAME_B))
+    page.click("#upload-box summary")
+
+    page.set_input_files("#file_a", str(only[0]))
+    page.set_input_files("#file_b", str(only[1]))
+    page.click("#upload-submit")
+    page.wait_for_selector("#on_missing-error:not([hidden])")
+    message = text(page, "#upload-status")
+    assert "q1" in message and "Drop items found in only one file" in message
+    for flag in ("--on-missing", "on_missing", "intersect"):
+        assert flag not in message, message
+    assert page.get_attribute("#on_missing", "aria-invalid") == "true"
+    assert page.locator("#on_missing").is_visible()  # the pairing options were opened
+    page.screenshot(path=str(ARTIFACTS / "web-phone-upload-error.png"), full_page=True)
+    page.check("#on_missing")
+    page.click("#upload-submit")
+    page.wait_for_selector("#alignment-card:not([hidden])")
+    assert "2 only" not in text(page, "#alignment")
+    assert "1 only in A" in text(page, "#alignment") and "1 only in B" in text(page, "#alignment")
+    assert page.locator("#on_missing-error").is_hidden()
+
+    page.uncheck("#on_missing")
+    page.set_input_files("#file_a", str(scores[0]))
+    page.set_input_files("#file_b", str(scores[1]))
+    page.click("#upload-submit")
+    page.wait_for_selector("#threshold-error:not([hidden])")
+    message = text(page, "#upload-status")
+    assert "Pass threshold" in message and "threshold=" not in message and "--" not in message
+    page.fill("#threshold", "0.5")
+    page.click("#upload-submit")
+    page.wait_for_selector("#threshold-error", state="hidden")
+    wait_settled(page)
+    assert page.input_value("#b") == "1" and page.input_value("#c") == "1"

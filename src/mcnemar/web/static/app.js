@@ -495,7 +495,8 @@
     $("reason").textContent = report.recommended && report.recommended.reason ? "Why this test: " + report.recommended.reason : "";
 
     $("words").textContent = report.words || "";
-    window.McNemarCharts.table2x2($("table-chart"), t, names);
+    charts = [];
+    draw(() => window.McNemarCharts.table2x2($("table-chart"), t, names));
 
     renderDistribution(report, names);
     renderTests(tests, recKey);
@@ -513,6 +514,11 @@
     for (const a of report.assumptions || []) assumptions.appendChild(h("li", {}, [asText(a)]));
     updateSummary();
   }
+
+  /* The pictures are drawn for the width they have: a resize redraws them (and only them,
+     so that a message or a stale mark on the page stays as it is). */
+  let charts = [];
+  function draw(chart) { charts.push(chart); chart(); }
 
   function capitalize(s) { return s ? s.charAt(0).toUpperCase() + s.slice(1) : s; }
 
@@ -556,7 +562,7 @@
     const tests = report.tests || {};
     const exact = tests.exact || {};
     if (!dist) { clear(chart); caption.textContent = ""; return; }
-    window.McNemarCharts.nullDistribution(chart, dist, t, report.alternative, names);
+    draw(() => window.McNemarCharts.nullDistribution(chart, dist, t, report.alternative, names));
     if (D === 0) {
       caption.textContent = "There are no disagreements: the two systems are right and wrong on exactly the same items, so the data cannot tell which is better (p = 1).";
       return;
@@ -641,7 +647,7 @@
     }
     const chart = $("ci-chart");
     if (est === null || est === undefined || rows.length === 0) { clear(chart); return; }
-    window.McNemarCharts.intervals(chart, rows, est * 100, recommended);
+    draw(() => window.McNemarCharts.intervals(chart, rows, est * 100, recommended));
   }
 
   function renderRatios(report) {
@@ -791,6 +797,7 @@
     // A pending update lasts a fraction of a second: no note for it, only for a lasting state.
     note.textContent = state.ok || state.pending ? "" : state.why;
     note.hidden = note.textContent === "";
+    updateSummary();
   }
 
   function exportRefused() {
@@ -977,10 +984,12 @@
 
   function isNarrow() { return narrowQuery.matches; }
 
+  /* Whether enough of node is on the screen to read its first lines (not just its edge). */
   function onScreen(node) {
     const r = node.getBoundingClientRect();
     const top = summary.offsetHeight || 0;
-    return r.height > 0 && r.top < window.innerHeight - 40 && r.bottom > top + 40;
+    const enough = Math.min(r.height, 100);
+    return r.height > 0 && r.top < window.innerHeight - enough && r.bottom > top + enough;
   }
 
   function updateSummary() {
@@ -1008,6 +1017,8 @@
     if (!isNarrow() || onScreen(verdictCard)) return;
     const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     verdictCard.scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
+    // The reader goes with it (and a phone's keyboard closes once the field loses focus).
+    resultsEl.focus({ preventScroll: true });
   }
 
   $("summary-bar").addEventListener("click", () => {
@@ -1026,6 +1037,15 @@
   /* ------------------------------------------------------------------ wiring */
 
   form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    clearTimeout(timer);
+    run({ reveal: true });
+  });
+  /* The form has several text fields and no submit button, so Enter does not submit it:
+     Enter (a phone keyboard's Go) in a field is taken as "done typing", and the result is
+     brought into view. */
+  form.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.target.tagName !== "INPUT" || event.isComposing) return;
     event.preventDefault();
     clearTimeout(timer);
     run({ reveal: true });
@@ -1059,10 +1079,11 @@
   let resizeTimer = null;
   window.addEventListener("resize", () => {
     clearTimeout(resizeTimer);
-    resizeTimer = setTimeout(() => { if (lastReport && !reportEl.hidden) render(lastReport); }, 150);
+    resizeTimer = setTimeout(() => { if (!reportEl.hidden) charts.forEach((chart) => chart()); updateSummary(); }, 150);
   });
 
   loadQuery(location.search);
+  syncUrl();  // the address bar in the page's own order, as edits will write it
   updateExports();
   updateSummary();
   if (location.search) run();

@@ -261,8 +261,10 @@
           "data-cell": cell.key,
         }));
         const value = fmtCount(cell.value);
-        const lines = twoLines ? split(value) : [value];
-        parts.push(textLines(x + cellW / 2, yr + (narrow ? 32 : 36) - (twoLines ? lineH / 2 : 0), lines, lineH, {
+        // Only the counts too wide for the cell take two lines; each block is centred on
+        // the same height.
+        const lines = twoLines && tw(value, countSize, 700) > room ? split(value) : [value];
+        parts.push(textLines(x + cellW / 2, yr + (narrow ? 32 : 36) + (twoLines ? lineH / 2 : 0) - (lines.length - 1) * lineH / 2, lines, lineH, {
           "text-anchor": "middle", "font-size": countSize, "font-weight": 700,
           fill: discordant ? color : COLORS.ink, "data-count": cell.key,
         }));
