@@ -332,7 +332,7 @@ def test_float64_product_path_gives_the_same_counts(
     assert _FLOAT32_EXACT_LIMIT == 2**24
     x = _runs(6, 300, 12)
     expected = pairwise(x)
-    monkeypatch.setattr("mcnemar.multiple._FLOAT32_EXACT_LIMIT", 100)
+    monkeypatch.setattr("mcnemar.multiple._pairs._FLOAT32_EXACT_LIMIT", 100)
     forced = pairwise(x)
     np.testing.assert_array_equal(forced.a, expected.a)
     np.testing.assert_array_equal(forced.pvalue, expected.pvalue)

@@ -35,9 +35,9 @@ estimates and :func:`wilson_interval`; ``_difference``, ``_ratio``, ``_odds_rati
 of each effect size and their method names.
 """
 
+# The public API, and the private names (leading _) that other modules, the tests and the
+# benchmarks import from here.
 from mcnemar.intervals._difference import DIFFERENCE_METHODS, difference_interval
-
-# Private helpers other modules import from here.
 from mcnemar.intervals._difference import _tango_statistic as _tango_statistic
 from mcnemar.intervals._estimates import (
     difference_estimate,

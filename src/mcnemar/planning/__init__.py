@@ -58,9 +58,9 @@ Modules
     the three public functions.
 """
 
+# The public API, and the private names (leading _) that other modules, the tests and the
+# benchmarks import from here.
 from mcnemar.planning._detectable import minimum_detectable_effect
-
-# Private helpers other modules and the tests import from here.
 from mcnemar.planning._kernel import _binom_sf as _binom_sf
 from mcnemar.planning._kernel import _connor_power as _connor_power
 from mcnemar.planning._kernel import _critical_bisect as _critical_bisect

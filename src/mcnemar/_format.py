@@ -1,0 +1,203 @@
+"""Numbers for people and for JSON, in one place: p-values, plain numbers and JSON-safe values.
+
+Every result object's ``to_dict()`` and ``__str__`` goes through these helpers, so that a NaN
+becomes ``null`` the same way everywhere and a p-value reads the same in every table.
+
+JSON
+----
+:func:`json_number`
+    a float quantity (scalar or array): ``None`` for NaN, inf or ``None``; arrays as nested lists.
+:func:`json_value`
+    any value of a result: integers stay integers, numbers as :func:`json_number`, lists element
+    by element, strings, booleans and ``None`` unchanged.
+:func:`scalar_or_array`
+    a 0-d result as a Python float, an array unchanged (scalars in, scalars out).
+
+Text
+----
+:func:`format_pvalue`
+    p with 4 significant digits, or ``m e-x`` from log10 p where the double underflows.
+:func:`format_table_pvalue`
+    p for a column of a table (4 decimals, ``x.xe-y`` below 1e-4), never printed on the other
+    side of ``alpha`` than it is.
+:func:`digits_against_alpha`
+    the rule behind the last one, for any rendering: add digits until the printed p compares
+    with ``alpha`` the way the exact p does.
+:func:`format_number`
+    a statistic with a given format spec, a word where it is undefined.
+:func:`format_points`
+    a difference of proportions in percentage points, signed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "digits_against_alpha",
+    "format_number",
+    "format_points",
+    "format_pvalue",
+    "format_table_pvalue",
+    "json_number",
+    "json_value",
+    "scalar_or_array",
+]
+
+
+def json_number(x: Any) -> Any:
+    """A float quantity, JSON-safe: a float, ``None`` for NaN/inf/``None``; arrays as lists.
+
+    Examples
+    --------
+    >>> json_number(0.25), json_number(float("nan")), json_number(None)
+    (0.25, None, None)
+    >>> json_number(np.array([[1.0, np.inf], [np.nan, 2]]))
+    [[1.0, None], [None, 2.0]]
+    """
+    if x is None:
+        return None
+    arr = np.asarray(x, dtype=np.float64)
+    if arr.ndim == 0:
+        v = float(arr)
+        return v if math.isfinite(v) else None
+    obj = arr.astype(object)
+    obj[~np.isfinite(arr)] = None
+    return obj.tolist()
+
+
+def json_value(x: Any) -> Any:
+    """Any value of a result, JSON-safe.
+
+    ``None``, strings and booleans are kept; integers (Python or numpy, and integer arrays) stay
+    integers; lists and tuples are converted element by element; everything else is a number
+    for :func:`json_number` (NaN and inf become ``None``).
+
+    Examples
+    --------
+    >>> json_value(np.int64(7)), json_value(np.array([1, 2])), json_value("holm")
+    (7, [1, 2], 'holm')
+    >>> json_value([np.float64(0.5), np.nan, 3])
+    [0.5, None, 3]
+    """
+    if x is None or isinstance(x, str | bool):
+        return x
+    if isinstance(x, np.bool_):
+        return bool(x)
+    if isinstance(x, int | np.integer):
+        return int(x)
+    if isinstance(x, list | tuple):
+        return [json_value(v) for v in x]
+    if isinstance(x, np.ndarray):
+        if x.dtype.kind in "iub":
+            return x.tolist()
+        if x.dtype.kind == "O":
+            return json_value(x.tolist()) if x.ndim else json_value(x.item())
+    return json_number(x)
+
+
+def scalar_or_array(x: Any) -> Any:
+    """A 0-d value as a Python float; an array unchanged (the same object).
+
+    Examples
+    --------
+    >>> scalar_or_array(np.float64(0.5)), scalar_or_array(np.array(2))
+    (0.5, 2.0)
+    >>> scalar_or_array(np.array([0.5, 1.0])).shape
+    (2,)
+    """
+    arr = np.asarray(x)
+    if arr.ndim == 0:
+        return float(arr)
+    return arr
+
+
+def format_pvalue(pvalue: Any, log10_pvalue: Any) -> str:
+    """p for humans: 4 significant digits, or 10^x where the double underflows.
+
+    Examples
+    --------
+    >>> format_pvalue(0.0025768, -2.5889)
+    '0.002577'
+    >>> format_pvalue(0.0, -1504.8489)
+    '1.416e-1505'
+    """
+    p = float(pvalue)
+    lp = float(log10_pvalue)
+    if p > 1e-300:
+        return f"{p:.4g}"
+    exponent = math.floor(lp)
+    mantissa = 10.0 ** (lp - exponent)
+    return f"{mantissa:.4g}e{exponent}"
+
+
+def digits_against_alpha(
+    p: float, alpha: float | None, render: Callable[[int], str], digits: int
+) -> str:
+    """``render(digits)``, with more digits while the printed p and p lie on opposite sides of
+    ``alpha`` (so p = 0.04996 never reads 0.05 against alpha = 0.05); at most 17 digits.
+
+    Examples
+    --------
+    >>> digits_against_alpha(0.049996, 0.05, lambda d: f"{0.049996:.{d}f}", 4)
+    '0.049996'
+    >>> digits_against_alpha(0.049996, None, lambda d: f"{0.049996:.{d}f}", 4)
+    '0.0500'
+    """
+    text = render(digits)
+    while alpha is not None and (float(text) < alpha) != (p < alpha) and digits < 17:
+        digits += 1
+        text = render(digits)
+    return text
+
+
+def format_table_pvalue(p: float, alpha: float | None = None) -> str:
+    """A p-value for a column of a table: ``-`` if undefined, ``<1e-300`` for 0, ``x.xe-y``
+    below 1e-4, else 4 decimals (more where needed to stay on the right side of ``alpha``).
+
+    Examples
+    --------
+    >>> format_table_pvalue(0.012345), format_table_pvalue(2.5e-7), format_table_pvalue(0.0)
+    ('0.0123', '2.5e-07', '<1e-300')
+    >>> format_table_pvalue(0.049996, alpha=0.05)
+    '0.049996'
+    """
+    p = float(p)
+    if not math.isfinite(p):
+        return "-"
+    if p == 0.0:
+        return "<1e-300"
+    if p < 1e-4:
+        return f"{p:.1e}"
+    return digits_against_alpha(p, alpha, lambda d: f"{p:.{d}f}", 4)
+
+
+def format_number(x: Any, spec: str = ".6g", undefined: str = "undefined") -> str:
+    """``format(x, spec)``, or the word ``undefined`` for NaN, inf or ``None``.
+
+    Examples
+    --------
+    >>> format_number(3.14159265), format_number(float("nan")), format_number(None, ".4g", "n/a")
+    ('3.14159', 'undefined', 'n/a')
+    """
+    if x is None:
+        return undefined
+    v = float(x)
+    if not math.isfinite(v):
+        return undefined
+    return format(v, spec)
+
+
+def format_points(delta: float) -> str:
+    """A difference of proportions in signed percentage points.
+
+    Examples
+    --------
+    >>> format_points(0.0235), format_points(-0.1)
+    ('+2.35 points', '-10.00 points')
+    """
+    return f"{100.0 * delta:+.2f} points"

@@ -1,0 +1,98 @@
+"""Multiplicity adjustment of p-values: :func:`adjust_pvalues` (Holm, Bonferroni,
+Benjamini-Hochberg).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from mcnemar.errors import McNemarError
+from mcnemar.multiple._validation import _check_choice
+
+FloatArray = npt.NDArray[np.float64]
+
+
+_ADJUST_METHODS = ("holm", "bonferroni", "bh", "none")
+_ADJUST_NAMES = {
+    "holm": "Holm",
+    "bonferroni": "Bonferroni",
+    "bh": "Benjamini-Hochberg",
+    "none": "no",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# multiplicity adjustment
+
+
+def adjust_pvalues(pvalues: npt.ArrayLike, method: str = "holm") -> FloatArray:
+    r"""Adjust a family of p-values for multiple comparisons.
+
+    With the m p-values sorted, :math:`p_{(1)} \le \dots \le p_{(m)}`:
+
+    - Bonferroni: :math:`\tilde p_i = \min(1, m p_i)`;
+    - Holm (step-down): :math:`\tilde p_{(i)} = \max_{j \le i} \min(1, (m - j + 1) p_{(j)})`;
+    - Benjamini-Hochberg (step-up, false discovery rate):
+      :math:`\tilde p_{(i)} = \min_{j \ge i} \min(1, m p_{(j)} / j)`;
+    - ``"none"``: the p-values unchanged.
+
+    Rejecting where the adjusted p-value is below alpha controls the family-wise error rate
+    (Bonferroni, Holm) or the false discovery rate (BH, for independent or positively
+    dependent tests) at alpha.
+
+    Parameters
+    ----------
+    pvalues : array_like
+        The family of p-values, any shape (all of them form one family). No NaN.
+    method : {"holm", "bonferroni", "bh", "none"}
+        The adjustment.
+
+    Returns
+    -------
+    numpy.ndarray
+        Adjusted p-values, float64, same shape as ``pvalues``.
+
+    References
+    ----------
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+    Scandinavian Journal of Statistics, 6(2), 65-70.
+
+    Benjamini, Y., & Hochberg, Y. (1995). Controlling the false discovery rate: a practical
+    and powerful approach to multiple testing. Journal of the Royal Statistical Society B,
+    57(1), 289-300.
+
+    Examples
+    --------
+    >>> from mcnemar.multiple import adjust_pvalues
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "holm").round(4).tolist()
+    [0.03, 0.06, 0.06]
+    >>> adjust_pvalues([0.01, 0.04, 0.03], "bh").round(4).tolist()
+    [0.03, 0.04, 0.04]
+    """
+    method = _check_choice(method, "adjust", _ADJUST_METHODS)
+    p = np.asarray(pvalues, dtype=np.float64)
+    flat = p.ravel()
+    if np.isnan(flat).any():
+        raise McNemarError("pvalues must not contain NaN; drop the untested entries first")
+    if ((flat < 0) | (flat > 1)).any():
+        bad = flat[(flat < 0) | (flat > 1)][0]
+        raise McNemarError(f"pvalues must lie between 0 and 1; got {bad!r}")
+    m = flat.size
+    if m == 0 or method == "none":
+        return flat.copy().reshape(p.shape)
+    if method == "bonferroni":
+        return np.minimum(1.0, flat * m).reshape(p.shape)
+    # Tied p-values get the same adjusted value whatever their order (the step-down maximum
+    # and the step-up minimum absorb the smaller factor), so the faster unstable sort is fine.
+    order = np.argsort(flat)
+    ranked = flat[order]
+    if method == "holm":
+        steps = np.maximum.accumulate((m - np.arange(m)) * ranked)
+    else:  # bh
+        steps = np.minimum.accumulate((m / np.arange(1, m + 1) * ranked)[::-1])[::-1]
+    out = np.empty(m, dtype=np.float64)
+    out[order] = np.minimum(1.0, steps)
+    return out.reshape(p.shape)
+
+

@@ -1,0 +1,136 @@
+"""Argument checks of the many-model functions, and the names of the tests they run."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from mcnemar.errors import McNemarError
+
+_TEST_METHODS = ("exact", "midp", "asymptotic", "corrected")
+_TEST_NAMES = {
+    "exact": "exact conditional McNemar test",
+    "midp": "mid-p McNemar test",
+    "asymptotic": "asymptotic McNemar test (chi-square, no continuity correction)",
+    "corrected": "asymptotic McNemar test with Edwards' continuity correction",
+}
+_ALTERNATIVES = ("two-sided", "greater", "less")
+
+
+# --------------------------------------------------------------------------------------------
+# input validation
+
+
+def _as_correctness_matrix(correct: Any, argname: str = "correct") -> npt.NDArray[np.int8]:
+    """Validate a K x N 0/1 matrix and return it as int8."""
+    try:
+        x = np.asarray(correct)
+    except (TypeError, ValueError) as exc:
+        raise McNemarError(
+            f"{argname} must be a K x N matrix of 0/1 (one row per model, one column per item); "
+            f"it could not be read as an array: {exc}"
+        ) from None
+    if x.ndim != 2:
+        raise McNemarError(
+            f"{argname} must be a 2-D K x N matrix (one row per model, one column per item); "
+            f"got an array with {x.ndim} dimension(s) and shape {x.shape}"
+        )
+    k, n = x.shape
+    if k < 2:
+        raise McNemarError(
+            f"{argname} must have at least 2 rows (one per model) to compare; got shape {x.shape}"
+        )
+    if n < 1:
+        raise McNemarError(
+            f"{argname} must have at least 1 column (one per item); got shape {x.shape}"
+        )
+    if x.dtype == np.bool_:
+        return x.astype(np.int8)
+    if x.dtype.kind not in "iuf":
+        raise McNemarError(
+            f"{argname} must hold 0/1 or True/False per model and item; got values of dtype "
+            f"{x.dtype} (first value {x.flat[0].item()!r})"
+        )
+    if x.dtype.kind == "f":
+        nan = np.isnan(x)
+        if nan.any():
+            i, j = np.argwhere(nan)[0]
+            raise McNemarError(
+                f"{argname} has a missing value (NaN) for model {i}, item {j}; every model "
+                "needs a 0/1 outcome on every item (align the runs first)"
+            )
+    bad = (x != 0) & (x != 1)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise McNemarError(
+            f"{argname} must hold only 0 and 1 (or True/False); got {x[i, j].item()!r} for "
+            f"model {i}, item {j}"
+        )
+    return x.astype(np.int8)
+
+
+def _check_choice(value: Any, argname: str, valid: Sequence[str]) -> str:
+    if not isinstance(value, str) or value not in valid:
+        choices = ", ".join(repr(v) for v in valid)
+        raise McNemarError(f"{argname} must be one of {choices}; got {value!r}")
+    return value
+
+
+def _check_probability(value: Any, argname: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
+        raise McNemarError(f"{argname} must be a number strictly between 0 and 1; got {value!r}")
+    v = float(value)
+    if not 0.0 < v < 1.0:
+        raise McNemarError(f"{argname} must be strictly between 0 and 1; got {value!r}")
+    return v
+
+
+def _check_names(names: Sequence[str] | None, k: int) -> tuple[str, ...]:
+    if names is None:
+        return tuple(f"model {i}" for i in range(k))
+    if isinstance(names, str):
+        raise McNemarError(
+            f"names must be a sequence of {k} strings (one per row of correct); got the single "
+            f"string {names!r}"
+        )
+    out = tuple(names)
+    if len(out) != k:
+        raise McNemarError(
+            f"names must have one entry per model (row of correct): expected {k}, got "
+            f"{len(out)}: {list(out)!r}"
+        )
+    for name in out:
+        if not isinstance(name, str) or not name:
+            raise McNemarError(f"names must be non-empty strings; got {name!r} in {list(out)!r}")
+    seen: set[str] = set()
+    for name in out:
+        if name in seen:
+            raise McNemarError(f"names must be unique; {name!r} appears more than once")
+        seen.add(name)
+    return out
+
+
+def _resolve_baseline(baseline: int | str | None, names: tuple[str, ...]) -> int | None:
+    if baseline is None:
+        return None
+    k = len(names)
+    if isinstance(baseline, str):
+        if baseline in names:
+            return names.index(baseline)
+        raise McNemarError(
+            f"baseline must be a model name or a row index 0..{k - 1}; {baseline!r} is not one of "
+            f"the names {list(names)!r}"
+        )
+    if isinstance(baseline, bool) or not isinstance(baseline, (int, np.integer)):
+        raise McNemarError(
+            f"baseline must be a model name or a row index 0..{k - 1}; got {baseline!r}"
+        )
+    idx = int(baseline)
+    if not 0 <= idx < k:
+        raise McNemarError(f"baseline index must be between 0 and {k - 1}; got {idx}")
+    return idx
+
+
