@@ -454,7 +454,8 @@ def test_content_is_checked_only_where_both_runs_record_it(tmp_path: Path) -> No
     b.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
     al = align(read_run(a), read_run(b))
     assert al.to_dict()["content_check"] == {"field": "doc_hash", "checked": 50, "differ": 0}
-    assert "on 50 of the 50 paired items whose content both record" in str(al)
+    assert "Content (doc_hash) of 50 of 50 paired items agrees in A and B (10 others have " \
+        "no doc_hash in one run)." in str(al)
 
 
 def test_the_web_upload_takes_the_overrides(tmp_path: Path) -> None:

@@ -303,9 +303,12 @@ class AlignmentSummary:
                 lines.append(f"    {task}: a={a}, b={b}, c={c}, d={d}")
         if self.content_field is not None:
             agree = self.content_checked - self.content_differ
-            lines.append(f"  Content ({self.content_field}) agrees in A and B on {agree} of "
-                         f"the {_plural(self.content_checked, 'paired item')} whose content "
-                         "both record.")
+            unknown = self.matched - self.content_checked
+            extra = (f" ({_verb(unknown, 'other has', 'others have')} no "
+                     f"{self.content_field} in one run)" if unknown > 0 else "")
+            lines.append(f"  Content ({self.content_field}) of {agree} of "
+                         f"{_plural(self.content_checked, 'paired item')} agrees in A and "
+                         f"B{extra}.")
         if self.dropped:
             why = []
             if self.run_a.only_here:
