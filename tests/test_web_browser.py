@@ -920,3 +920,32 @@ def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path
     page.wait_for_selector("#threshold-error", state="hidden")
     wait_settled(page)
     assert page.input_value("#b") == "1" and page.input_value("#c") == "1"
+
+    # two eval logs of differently named tasks: the page's checkbox, not the argument
+    logs = _inspect_log(tmp_path / "ta.json", "arith"), _inspect_log(tmp_path / "tb.json", "other")
+    page.fill("#threshold", "")
+    page.set_input_files("#file_a", str(logs[0]))
+    page.set_input_files("#file_b", str(logs[1]))
+    page.click("#upload-submit")
+    page.wait_for_selector("#allow_different_tasks-error:not([hidden])")
+    message = text(page, "#upload-status")
+    assert "Pair runs of different tasks" in message and "allow_different" not in message
+    page.check("#allow_different_tasks")
+    page.click("#upload-submit")
+    page.wait_for_selector("#allow_different_tasks-error", state="hidden")
+    wait_settled(page)
+    assert "different tasks" in text(page, "#warnings")
+
+
+def _inspect_log(path: Path, task: str) -> Path:
+    """A minimal Inspect .json log of 20 samples for ``task`` (as the Inspect reader reads)."""
+    samples = [
+        {"id": i, "epoch": 1, "input": f"What is {i} + {i}?", "target": str(2 * i),
+         "scores": {"match": {"value": "C" if i % 3 else "I"}}}
+        for i in range(1, 21)
+    ]
+    doc = {"version": 2, "status": "success",
+           "eval": {"task": task, "model": "m", "dataset": {"name": "data", "samples": 20}},
+           "results": {"total_samples": 20}, "samples": samples}
+    path.write_text(json.dumps(doc))
+    return path

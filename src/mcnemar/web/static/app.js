@@ -13,7 +13,9 @@
   const PAIRED = { passes: ["a", "d"], errors: ["both_right", "both_wrong"] };
   const OPTION_FIELDS = ["name_a", "name_b", "alternative", "confidence_level", "alpha"];
   const DEFAULTS = { alternative: "two-sided" };
-  const UPLOAD_FIELDS = ["file_a", "file_b", "on_missing", "threshold", "reduce"];
+  const UPLOAD_FIELDS = ["file_a", "file_b", "on_missing", "threshold", "reduce",
+    "allow_different_tasks", "allow_different_scorers"];
+  const PAIRING_FIELDS = UPLOAD_FIELDS.slice(2);
   const ALL_FIELDS = COUNT_FIELDS.passes.concat(COUNT_FIELDS.errors, OPTION_FIELDS, UPLOAD_FIELDS);
   const DEBOUNCE_MS = 180;
 
@@ -124,6 +126,23 @@
   }
 
   function clear(node) { node.replaceChildren(); }
+
+  /* A long number as text nodes with line-break opportunities after each thousands comma
+     and between the digits of a long exponent, so that 4,503,599,627,370,496 and
+     5.6 × 10⁻¹³⁵⁵⁷¹⁸⁵⁷⁶²⁹⁹⁶⁰⁰ can wrap in a narrow table cell (and still copy as typed). */
+  function breakable(s) {
+    const nodes = [];
+    let run = "";
+    for (const ch of String(s)) {
+      run += ch;
+      if (ch === "," || "⁰¹²³⁴⁵⁶⁷⁸⁹".includes(ch)) {
+        nodes.push(document.createTextNode(run), document.createElement("wbr"));
+        run = "";
+      }
+    }
+    if (run) nodes.push(document.createTextNode(run));
+    return nodes;
+  }
 
   function h(tag, attrs, children) {
     const node = document.createElement(tag);
@@ -589,8 +608,8 @@
       ]);
       body.appendChild(h("tr", { class: key === recKey ? "recommended" : null, "data-test": key }, [
         nameCell,
-        h("td", { class: "num" }, [fmtNum(test.statistic, 4)]),
-        h("td", { class: "num" }, [fmtP(test.pvalue, test.log10_pvalue, 4)]),
+        h("td", { class: "num" }, breakable(fmtNum(test.statistic, 4))),
+        h("td", { class: "num" }, breakable(fmtP(test.pvalue, test.log10_pvalue, 4))),
       ]));
     }
   }
@@ -864,6 +883,18 @@
       note: "Give the score at or above which an item counts as a pass, e.g. 0.5.",
     },
     {
+      id: "allow_different_tasks",
+      pattern: /\bpass allow_different_tasks\s*=\s*True\b(?:\s*\(--allow-different-tasks\))?/gi,
+      words: "tick “Pair runs of different tasks” under Pairing options",
+      note: "Tick this only if the two runs hold the same items under different task names.",
+    },
+    {
+      id: "allow_different_scorers",
+      pattern: /\bpass allow_different_scorers\s*=\s*True\b(?:\s*\(--allow-different-scorers\))?/gi,
+      words: "tick “Pair runs scored differently” under Pairing options",
+      note: "Tick this to compare the scorers themselves.",
+    },
+    {
       id: "reduce",
       pattern: /\b(?:choose\s+)?reduce\s*=\s*'mean'\|'majority'\|'first'(?:\s*\(--reduce\))?/gi,
       words: "choose how to combine them under “Several samples per item” in Pairing options",
@@ -925,6 +956,9 @@
     if ($("on_missing").checked) data.append("on_missing", "intersect");
     if ($("threshold").value.trim() !== "") data.append("threshold", $("threshold").value.trim());
     if ($("reduce").value !== "") data.append("reduce", $("reduce").value);
+    for (const id of ["allow_different_tasks", "allow_different_scorers"]) {
+      if ($(id).checked) data.append(id, "true");
+    }
     data.append("include", "distribution,markdown");
     // An edit typed just before pressing the button is superseded by the upload.
     clearTimeout(timer);
@@ -953,7 +987,7 @@
   function showUploadError(error) {
     const words = pageWords(error);
     showError(words);
-    if (words.errors.some((e) => ["on_missing", "threshold", "reduce"].includes(e.field))) {
+    if (words.errors.some((e) => PAIRING_FIELDS.includes(e.field))) {
       uploadForm.querySelector("details.advanced").open = true;
     }
     uploadMessage(words.message, true);
