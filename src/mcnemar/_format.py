@@ -8,8 +8,8 @@ JSON
 :func:`json_number`
     a float quantity (scalar or array): ``None`` for NaN, inf or ``None``; arrays as nested lists.
 :func:`json_value`
-    any value of a result: integers stay integers, numbers as :func:`json_number`, lists element
-    by element, strings, booleans and ``None`` unchanged.
+    any value of a result, element by element: NaN and inf as ``None``, numpy scalars as Python
+    ones, arrays as lists; strings, Python ints, booleans and ``None`` unchanged.
 :func:`scalar_or_array`
     a 0-d result as a Python float, an array unchanged (scalars in, scalars out).
 
@@ -71,33 +71,30 @@ def json_number(x: Any) -> Any:
 
 
 def json_value(x: Any) -> Any:
-    """Any value of a result, JSON-safe.
+    """Any value of a result, JSON-safe, element by element.
 
-    ``None``, strings and booleans are kept; integers (Python or numpy, and integer arrays) stay
-    integers; lists and tuples are converted element by element; everything else is a number
-    for :func:`json_number` (NaN and inf become ``None``).
+    Arrays and lists become lists; floats (Python or numpy) that are NaN or inf become
+    ``None``; numpy integers and booleans become Python ones; anything else (``None``,
+    strings, Python ints and bools) is returned as it is.
 
     Examples
     --------
     >>> json_value(np.int64(7)), json_value(np.array([1, 2])), json_value("holm")
     (7, [1, 2], 'holm')
-    >>> json_value([np.float64(0.5), np.nan, 3])
-    [0.5, None, 3]
+    >>> json_value([np.float64(0.5), np.nan, 3]), json_value(np.array([[np.inf, 0.25]]))
+    ([0.5, None, 3], [[None, 0.25]])
     """
-    if x is None or isinstance(x, str | bool):
-        return x
+    if isinstance(x, np.ndarray):
+        return [json_value(v) for v in x.tolist()] if x.ndim else json_value(x.item())
+    if isinstance(x, list):
+        return [json_value(v) for v in x]
+    if isinstance(x, float | np.floating):
+        return float(x) if math.isfinite(x) else None
+    if isinstance(x, np.integer):
+        return int(x)
     if isinstance(x, np.bool_):
         return bool(x)
-    if isinstance(x, int | np.integer):
-        return int(x)
-    if isinstance(x, list | tuple):
-        return [json_value(v) for v in x]
-    if isinstance(x, np.ndarray):
-        if x.dtype.kind in "iub":
-            return x.tolist()
-        if x.dtype.kind == "O":
-            return json_value(x.tolist()) if x.ndim else json_value(x.item())
-    return json_number(x)
+    return x
 
 
 def scalar_or_array(x: Any) -> Any:

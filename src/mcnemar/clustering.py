@@ -33,6 +33,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from mcnemar._format import format_number
+from mcnemar._format import json_number as _json
 from mcnemar.errors import McNemarError, McNemarWarning, TableError
 from mcnemar.intervals import ConfidenceInterval
 
@@ -186,16 +188,8 @@ def _eliasziw_donner_correction(x: FloatArray) -> float:
 # result
 
 
-def _json(x: float | None) -> float | None:
-    if x is None:
-        return None
-    return x if math.isfinite(x) else None
-
-
 def _fmt(x: float | None, spec: str = ".4g") -> str:
-    if x is None or not math.isfinite(x):
-        return "n/a"
-    return format(x, spec)
+    return format_number(x, spec, "n/a")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -41,6 +41,10 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from mcnemar import _binomial
+from mcnemar._format import format_number as _fmt
+from mcnemar._format import format_pvalue
+from mcnemar._format import json_value as _plain
+from mcnemar._format import scalar_or_array as _out
 from mcnemar.errors import McNemarError, TableError
 from mcnemar.table import PairedTable
 
@@ -92,23 +96,6 @@ CONVENTIONS = {
     ("unconditional", "greater"): "max over the discordance rate of P(Z >= observed z)",
     ("unconditional", "less"): "max over the discordance rate of P(Z <= observed z)",
 }
-
-
-def _plain(x: Any) -> Any:
-    """A JSON-safe copy: floats (None for NaN/inf) or nested lists."""
-    if isinstance(x, np.ndarray):
-        return [_plain(v) for v in x.tolist()] if x.ndim else _plain(x.item())
-    if isinstance(x, list):
-        return [_plain(v) for v in x]
-    if isinstance(x, float | np.floating):
-        return float(x) if math.isfinite(x) else None
-    if isinstance(x, np.integer):
-        return int(x)
-    return x
-
-
-def _out(x: NDArray[np.float64]) -> float | NDArray[np.float64]:
-    return float(x) if x.ndim == 0 else x
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -207,34 +194,6 @@ class McNemarResult:
             f"c = {self.table.c}, D = {self.table.discordant}; statistic = "
             f"{_fmt(self.statistic)}, p = {format_pvalue(self.pvalue, self.log10_pvalue)}"
         )
-
-
-def _fmt(x: Any) -> str:
-    x = float(x)
-    if not math.isfinite(x):
-        return "undefined"
-    return f"{x:.6g}"
-
-
-def format_pvalue(pvalue: Any, log10_pvalue: Any) -> str:
-    """p for humans: 4 significant digits, or 10^x where the double underflows.
-
-    Examples
-    --------
-    >>> format_pvalue(0.0025768, -2.5889)
-    '0.002577'
-    >>> format_pvalue(0.0, -1504.8489)
-    '1.416e-1505'
-    """
-    p = float(pvalue)
-    lp = float(log10_pvalue)
-    if p >= 1e-4:
-        return f"{p:.4g}"
-    if p > 1e-300:
-        return f"{p:.4g}"
-    exponent = math.floor(lp)
-    mantissa = 10.0 ** (lp - exponent)
-    return f"{mantissa:.4g}e{exponent}"
 
 
 def as_table(table: Any) -> PairedTable:

@@ -9,6 +9,8 @@ from typing import Any, Generic, TypeVar
 import numpy as np
 from numpy.typing import NDArray
 
+from mcnemar._format import json_number
+
 FloatArray = NDArray[np.float64]
 _L = TypeVar("_L", float, FloatArray)
 
@@ -28,16 +30,6 @@ def _format_limit(value: float) -> str:
     if abs(value) >= 1e6:
         return f"{value:.4g}"
     return f"{value:.4f}"
-
-
-def _json_safe(value: float | FloatArray) -> Any:
-    if np.ndim(value) == 0:
-        number = float(value)
-        return number if np.isfinite(number) else None
-    array = np.asarray(value, dtype=float)
-    listed = array.astype(object)
-    listed[~np.isfinite(array)] = None
-    return listed.tolist()
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +73,7 @@ class ConfidenceInterval(Generic[_L]):
     def to_dict(self) -> dict[str, Any]:
         """Return ``{"low": ..., "high": ...}``, JSON-safe (``None`` for nan and infinite limits;
         nested lists for arrays)."""
-        return {"low": _json_safe(self.low), "high": _json_safe(self.high)}
+        return {"low": json_number(self.low), "high": json_number(self.high)}
 
     def __str__(self) -> str:
         if np.ndim(self.low) == 0 and np.ndim(self.high) == 0:

@@ -60,6 +60,7 @@ Modules
 
 # The public API, and the private names (leading _) that other modules, the tests and the
 # benchmarks import from here.
+from mcnemar._format import format_points, json_value
 from mcnemar.planning._detectable import minimum_detectable_effect
 from mcnemar.planning._kernel import _binom_sf as _binom_sf
 from mcnemar.planning._kernel import _connor_power as _connor_power
@@ -74,13 +75,14 @@ from mcnemar.planning._results import (
     PowerResult,
     SampleSizeResult,
 )
-from mcnemar.planning._results import _json as _json
-from mcnemar.planning._results import _points as _points
 from mcnemar.planning._sample_size import sample_size
 from mcnemar.planning._validation import _check_n as _check_n
 from mcnemar.planning._validation import _check_open_unit as _check_open_unit
 from mcnemar.planning._validation import _resolve_probabilities as _resolve_probabilities
 from mcnemar.planning._validation import discordant_probabilities
+
+_json = json_value
+_points = format_points
 
 __all__ = [
     "MinimumDetectableEffectResult",

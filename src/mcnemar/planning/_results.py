@@ -10,39 +10,11 @@ from typing import Any
 
 import numpy as np
 
+from mcnemar._format import format_points, json_value, scalar_or_array
 from mcnemar.planning._validation import _ALTERNATIVE_WORDS, _METHOD_NAMES
 
 # --------------------------------------------------------------------------------------------
 # output helpers
-
-
-def _py(x: Any) -> Any:
-    """Scalar arrays to Python floats; arrays unchanged."""
-    arr = np.asarray(x)
-    if arr.ndim == 0:
-        return float(arr)
-    return arr
-
-
-def _json(x: Any) -> Any:
-    """JSON-safe value: NaN/inf -> None, arrays -> nested lists."""
-    if x is None or isinstance(x, (str, bool)):
-        return x
-    if isinstance(x, (int, np.integer)):
-        return int(x)
-    if isinstance(x, np.ndarray) and x.dtype.kind in "iu":
-        return x.tolist()
-    arr = np.asarray(x, dtype=np.float64)
-    if arr.ndim == 0:
-        v = float(arr)
-        return v if math.isfinite(v) else None
-    obj = arr.astype(object)
-    obj[~np.isfinite(arr)] = None
-    return obj.tolist()
-
-
-def _points(delta: float) -> str:
-    return f"{100.0 * delta:+.2f} points"
 
 
 def _is_scalar(x: Any) -> bool:
@@ -89,24 +61,24 @@ class PowerResult:
     @property
     def difference(self) -> Any:
         """Accuracy(A) - accuracy(B) = p10 - p01."""
-        return _py(np.asarray(self.p10) - np.asarray(self.p01))
+        return scalar_or_array(np.asarray(self.p10) - np.asarray(self.p01))
 
     @property
     def discordance(self) -> Any:
         """Probability that the systems disagree, p10 + p01."""
-        return _py(np.asarray(self.p10) + np.asarray(self.p01))
+        return scalar_or_array(np.asarray(self.p10) + np.asarray(self.p01))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (NaN -> None, arrays -> lists)."""
         return {
-            "power": _json(self.power),
-            "power_directional": _json(self.power_directional),
-            "power_connor": _json(self.power_connor),
-            "n": _json(self.n),
-            "p10": _json(self.p10),
-            "p01": _json(self.p01),
-            "difference": _json(self.difference),
-            "discordance": _json(self.discordance),
+            "power": json_value(self.power),
+            "power_directional": json_value(self.power_directional),
+            "power_connor": json_value(self.power_connor),
+            "n": json_value(self.n),
+            "p10": json_value(self.p10),
+            "p01": json_value(self.p01),
+            "difference": json_value(self.difference),
+            "discordance": json_value(self.discordance),
             "alpha": self.alpha,
             "alternative": self.alternative,
             "method": self.method,
@@ -134,7 +106,8 @@ class PowerResult:
                 f"{head}: {float(self.power):.4f}",
                 f"  {int(self.n)} items; A right and B wrong with probability {p10:.4g}, "
                 f"the reverse {p01:.4g}",
-                f"  (difference {_points(p10 - p01)} of accuracy, discordance {p10 + p01:.4g})",
+                f"  (difference {format_points(p10 - p01)} of accuracy, "
+                f"discordance {p10 + p01:.4g})",
             ]
             if self.method != "connor":
                 lines.append(
@@ -160,7 +133,7 @@ class PowerResult:
         ]
         for n, a, b, pw, pc in self._rows():
             lines.append(
-                f"| {n:.0f} | {a:.4g} | {b:.4g} | {_points(a - b)} | {pw:.4f} | {pc:.4f} |"
+                f"| {n:.0f} | {a:.4g} | {b:.4g} | {format_points(a - b)} | {pw:.4f} | {pc:.4f} |"
             )
         return "\n".join(lines)
 
@@ -214,10 +187,10 @@ class SampleSizeResult:
         return {
             "n": self.n,
             "n_first": self.n_first,
-            "power": _json(self.power),
-            "power_first": _json(self.power_first),
+            "power": json_value(self.power),
+            "power_first": json_value(self.power_first),
             "target_power": self.target_power,
-            "n_connor": _json(self.n_connor),
+            "n_connor": json_value(self.n_connor),
             "p10": self.p10,
             "p01": self.p01,
             "difference": self.difference,
@@ -243,7 +216,7 @@ class SampleSizeResult:
             f"({_ALTERNATIVE_WORDS[self.alternative]}, alpha = {self.alpha:g}): "
             f"n = {self.n} items (power {self.power:.4f})",
             f"  A right and B wrong with probability {self.p10:.4g}, the reverse {self.p01:.4g} "
-            f"(difference {_points(self.difference)}, discordance {self.discordance:.4g})",
+            f"(difference {format_points(self.difference)}, discordance {self.discordance:.4g})",
         ]
         note = self._sawtooth_note()
         if note:
@@ -260,7 +233,7 @@ class SampleSizeResult:
             ("power at n", f"{self.power:.4f}"),
             ("target power", f"{self.target_power:g}"),
             ("p10 / p01", f"{self.p10:.4g} / {self.p01:.4g}"),
-            ("difference", _points(self.difference)),
+            ("difference", format_points(self.difference)),
             ("Connor (1987) n, unrounded", f"{self.n_connor:.2f}"),
         ]
         out = [
@@ -308,22 +281,22 @@ class MinimumDetectableEffectResult:
     @property
     def p10(self) -> Any:
         """p10 = (discordance + difference)/2 at the detectable difference."""
-        return _py((np.asarray(self.discordance) + np.asarray(self.difference)) / 2.0)
+        return scalar_or_array((np.asarray(self.discordance) + np.asarray(self.difference)) / 2.0)
 
     @property
     def p01(self) -> Any:
         """p01 = (discordance - difference)/2 at the detectable difference."""
-        return _py((np.asarray(self.discordance) - np.asarray(self.difference)) / 2.0)
+        return scalar_or_array((np.asarray(self.discordance) - np.asarray(self.difference)) / 2.0)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (an undetectable difference is null, with ``note``)."""
         return {
-            "difference": _json(self.difference),
-            "difference_connor": _json(self.difference_connor),
-            "n": _json(self.n),
-            "discordance": _json(self.discordance),
-            "p10": _json(self.p10),
-            "p01": _json(self.p01),
+            "difference": json_value(self.difference),
+            "difference_connor": json_value(self.difference_connor),
+            "n": json_value(self.n),
+            "discordance": json_value(self.discordance),
+            "p10": json_value(self.p10),
+            "p01": json_value(self.p01),
             "power": self.power,
             "alpha": self.alpha,
             "alternative": self.alternative,
@@ -358,7 +331,7 @@ class MinimumDetectableEffectResult:
         lines = [f"Minimum detectable difference ({self.power:.0%} power) of the {test}:"]
         lines.append("  n          discordance  difference")
         for n, psi, d in list(zip(n_arr.ravel(), psi_arr.ravel(), d_arr, strict=True))[:40]:
-            shown = "n/a" if not math.isfinite(d) else _points(d)
+            shown = "n/a" if not math.isfinite(d) else format_points(d)
             lines.append(f"  {n:<10.0f} {psi:<12.4g} {shown}")
         if d_arr.size > 40:
             lines.append(f"  ... {d_arr.size - 40} more")
@@ -385,8 +358,8 @@ class MinimumDetectableEffectResult:
         for n, psi, d, dc in zip(
             n_arr.ravel(), psi_arr.ravel(), d_arr.ravel(), dc_arr.ravel(), strict=True
         ):
-            ds = _points(d) if math.isfinite(d) else "n/a"
-            dcs = _points(dc) if math.isfinite(dc) else "n/a"
+            ds = format_points(d) if math.isfinite(d) else "n/a"
+            dcs = format_points(dc) if math.isfinite(dc) else "n/a"
             out.append(f"| {n:.0f} | {psi:.4g} | {ds} | {dcs} |")
         if self.note:
             out += ["", f"n/a: {self.note}"]
