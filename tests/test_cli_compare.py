@@ -491,3 +491,46 @@ def test_other_commands_spell_library_keywords_as_their_own_flags(tmp_path: Path
     path = next((DATA / "lmeval_filters").glob("*.jsonl"))
     filters = CliRunner().invoke(main, ["pairwise", str(path), str(path)])
     assert "choose one with filter=NAME" in filters.stderr
+
+
+REAL = DATA / "real"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_damaged_harness_logs_are_bad_input_never_internal_errors(tmp_path: Path,
+                                                                  seed: int) -> None:
+    """Seeded damage (flipped bytes, truncation, inserted bytes, changed field types) to logs
+    written by the real harnesses: every outcome is a report (exit 0) or one line of bad
+    input (exit 2)."""
+    import random
+
+    sources = [REAL / "inspect" / "arith_a.eval", REAL / "inspect" / "arith_a.json",
+               REAL / "inspect_old" / "arith_a.eval", REAL / "lmeval" / "renamed" /
+               "samples_new.jsonl", REAL / "openai_evals" / "arith_a.jsonl"]
+    rng = random.Random(seed)
+    for n in range(15):
+        source = rng.choice(sources)
+        data = bytearray(source.read_bytes())
+        kind = rng.randrange(4)
+        if kind == 0:
+            for _ in range(rng.randrange(1, 20)):
+                data[rng.randrange(len(data))] = rng.randrange(256)
+        elif kind == 1:
+            data = data[: rng.randrange(len(data))]
+        elif kind == 2 and source.suffix in (".json", ".jsonl"):
+            text = data.decode()
+            for old, new in (('"C"', "[1]"), ("1.0", '"x"'), ('"id"', '"idx"'),
+                             ("true", "{}"), ('"doc_id": ', '"doc_id": [')):
+                if rng.random() < 0.3:
+                    text = text.replace(old, new, rng.randrange(1, 4))
+            data = bytearray(text.encode())
+        else:
+            at = rng.randrange(len(data))
+            data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 50)))
+        damaged = tmp_path / f"d{n}{source.suffix}"
+        damaged.write_bytes(bytes(data))
+        result = invoke(damaged, source, "--on-missing", "intersect")
+        assert result.exit_code in (0, 2), (source.name, kind, result.output)
+        assert "internal error" not in result.stderr, (source.name, kind, result.stderr)
+        if result.exit_code == 2:
+            assert result.stderr.count("\n") == 1
