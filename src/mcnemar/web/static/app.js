@@ -592,7 +592,7 @@
       D.toLocaleString("en-US") + ", 1/2) distribution. The observed split is " + t.b.toLocaleString("en-US") + " : " +
       t.c.toLocaleString("en-US") + "; " + tails + " the splits at least as lopsided, with total probability " +
       fmtP(exact.pvalue, exact.log10_pvalue, 2) + " (the exact p-value)" +
-      (dist.step > 1 ? ". Only the central part is drawn, every " + dist.step + "th value." : ".");
+      (dist.step > 1 ? ". Only the central part is drawn, one value in every " + fmtNum(dist.step) + "." : ".");
   }
 
   function renderTests(tests, recKey) {
