@@ -99,6 +99,7 @@ def _pair(text: str | None, option: str) -> tuple[str, str] | None:
     epilog="""\b
 Examples:
   mcnemar compare samples_new.jsonl samples_old.jsonl
+  mcnemar compare out_new/ out_old/ --task arc_easy --task boolq
   mcnemar compare new.eval old.eval --score match --reduce majority
   mcnemar compare results.csv --run-column model --runs new,old --format markdown
   mcnemar compare --truth labels.csv pred_new.csv pred_old.csv
@@ -122,8 +123,9 @@ internal error.""",
 @click.option("--id", "id_columns", multiple=True,
               help="Item id column of CSV/JSONL/Parquet files (repeat for a composite id).")
 @click.option("--score",
-              help="Score column (generic files), metric (lm-eval, default acc), scorer "
-                   "(Inspect), data field (OpenAI evals, default correct) or stat (HELM, "
+              help="Score column (generic files), metric (lm-eval, default acc or the "
+                   "task's only metric), scorer (Inspect; default the only one, or the other "
+                   "run's), data field (OpenAI evals, default correct) or stat (HELM, "
                    "default exact_match).")
 @click.option("--id-a", "id_a", multiple=True,
               help="Item id column of RUN_A when the two files name it differently.")
