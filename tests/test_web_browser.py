@@ -593,6 +593,9 @@ _SCENARIOS = [
     ("bc-only-80", dict(b=999_999_999, c=1_000_000_000, name_a=LONG_B, name_b=LONG_A)),
     ("small-80", dict(a=157, b=17, c=3, d=23, name_a=LONG_A, name_b=LONG_B)),
     ("none-80", dict(a=90, b=0, c=0, d=10, name_a=LONG_B, name_b=LONG_A)),
+    # counts on two lines in a small font (their lines once touched)
+    ("two-lines", dict(a=2_564_796, b=1, c=3, d=657_502_377_848_218, name_a="gdfbd",
+                       name_b=NAME_B)),
     ("errors-40", dict(framing="errors", only_a_wrong=999_000_000, only_b_wrong=10**9,
                        both_wrong=987_654_321, both_right=1_234_567_890,
                        name_a=NAME_A, name_b=NAME_B)),
@@ -623,6 +626,35 @@ def test_chart_labels_never_collide_on_a_phone(phone: Page, server: str) -> None
         page.goto(server + query(**params))
         wait_settled(page)
         assert_labels_clear(page, what + " (desktop)")
+
+
+def test_chart_labels_never_collide_for_random_tables(phone: Page, server: str) -> None:
+    """Seeded random tables (counts log-uniform up to 2**52 in total, a and d sometimes
+    left out), names of 1 to 80 characters with and without spaces, each alternative."""
+    import random
+
+    rng = random.Random(20261130)
+    page = phone.page
+    for case in range(12):
+        cells = [rng.choice([0, 1, 3, int(10 ** rng.uniform(0, 15.6))]) for _ in range(4)]
+        while sum(cells) > LIMIT:
+            cells = [c // 2 for c in cells]
+        params: dict[str, Any] = dict(zip("abcd", cells, strict=True))
+        if case % 4 == 3:
+            del params["a"], params["d"]
+        names = []
+        for _ in range(2):
+            alphabet = rng.choice(["abcdefghij", "ab cd-ef_gh ", "WM", "0123456789.-"])
+            length = rng.choice([1, 12, 40, 80])
+            names.append("".join(rng.choice(alphabet) for _ in range(length)).strip() or "x")
+        if names[0] == names[1]:
+            names[1] += "2"
+        params.update(name_a=names[0], name_b=names[1],
+                      alternative=("two-sided", "greater", "less")[case % 3])
+        page.goto(server + query(**params))
+        wait_settled(page)
+        assert_labels_clear(page, f"random case {case}: {params}")
+        assert_no_sideways_scroll(page, f"random case {case}: {params}")
 
 
 def test_tiny_differences_never_print_as_zero(phone: Page, server: str) -> None:

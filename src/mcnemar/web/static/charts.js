@@ -235,7 +235,7 @@
       const widestSplit = (size) => Math.max.apply(null, counts.map((s) => Math.max.apply(null, split(s).map((p) => tw(p, size, 700)))));
       while (countSize > 10 && widestSplit(countSize) > room) countSize -= 1;
     }
-    const lineH = Math.round(countSize * 1.15);
+    const lineH = Math.ceil(countSize * 1.25);
     const cellH = (narrow ? 70 : 76) + (twoLines ? lineH : 0);
 
     for (let r = 0; r < 2; r++) {
