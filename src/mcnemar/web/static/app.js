@@ -353,6 +353,8 @@
 
   async function run(options) {
     const reveal = !!(options && options.reveal);
+    // Whatever path led here, an upload in flight is not superseded without a word.
+    if (upload) cancelUpload("inputs");
     const f = framing();
     const missing = REQUIRED[f].filter((id) => $(id).value.trim() === "");
     clearFieldErrors();
