@@ -968,16 +968,32 @@ def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path
     wait_settled(page)
     assert "different tasks" in text(page, "#warnings")
 
+    # several samples of each item: the page's "Several samples per item" choice
+    page.uncheck("#allow_different_tasks")
+    page.set_input_files("#file_a", str(_inspect_log(tmp_path / "ea.json", "arith", epochs=3)))
+    page.set_input_files("#file_b", str(_inspect_log(tmp_path / "eb.json", "arith")))
+    page.click("#upload-submit")
+    page.wait_for_selector("#reduce-error:not([hidden])")
+    message = text(page, "#upload-status")
+    assert "Several samples per item" in message and "reduce=" not in message, message
+    page.select_option("#reduce", "majority")
+    page.click("#upload-submit")
+    page.wait_for_selector("#reduce-error", state="hidden")
+    wait_settled(page)
+    assert "3 samples per item" in text(page, "#alignment")
 
-def _inspect_log(path: Path, task: str) -> Path:
-    """A minimal Inspect .json log of 20 samples for ``task`` (as the Inspect reader reads)."""
+
+def _inspect_log(path: Path, task: str, epochs: int = 1) -> Path:
+    """A minimal Inspect .json log of 20 items for ``task``, each scored ``epochs`` times
+    (the fields the Inspect reader reads)."""
     samples = [
-        {"id": i, "epoch": 1, "input": f"What is {i} + {i}?", "target": str(2 * i),
-         "scores": {"match": {"value": "C" if i % 3 else "I"}}}
+        {"id": i, "epoch": e, "input": f"What is {i} + {i}?", "target": str(2 * i),
+         "scores": {"match": {"value": "C" if (i + e) % 3 else "I"}}}
         for i in range(1, 21)
+        for e in range(1, epochs + 1)
     ]
     doc = {"version": 2, "status": "success",
            "eval": {"task": task, "model": "m", "dataset": {"name": "data", "samples": 20}},
-           "results": {"total_samples": 20}, "samples": samples}
+           "results": {"total_samples": len(samples)}, "samples": samples}
     path.write_text(json.dumps(doc))
     return path
