@@ -184,3 +184,83 @@ def test_vectorized_equals_scalar() -> None:
     vec = log_lower_tail_half(k, n)
     one = np.array([float(log_lower_tail_half(int(x), int(y))) for x, y in zip(k, n, strict=True)])
     np.testing.assert_array_equal(vec, one)
+
+
+# --------------------------------------------------------------------------------------------
+# The Stirling error and the deviance term (Loader 2000): one implementation, used by these
+# tails and by mcnemar.planning, checked against 80-digit mpmath over both callers' arguments.
+
+
+def _mp_stirlerr(n: float) -> mp.mpf:
+    with mp.workdps(80):
+        x = mp.mpf(n)
+        return mp.loggamma(x + 1) - (x + mp.mpf("0.5")) * mp.log(x) + x - mp.log(2 * mp.pi) / 2
+
+
+_WHOLE_N = sorted(
+    {*range(1, 41), *(round(float(v)) for v in np.logspace(1.7, math.log10(2.0**53), 60))}
+)
+
+
+def test_stirlerr_against_mpmath_for_whole_n() -> None:
+    from mcnemar._binomial import _stirlerr
+
+    n = np.array(_WHOLE_N, dtype=np.float64)
+    got = _stirlerr(n)
+    want = np.array([float(_mp_stirlerr(v)) for v in n])
+    # The table below 16 and the 7-term series above are correctly rounded or nearly so
+    # (the former gammaln route lost up to 1.2e-12 relative at n = 14).
+    np.testing.assert_allclose(got, want, rtol=5e-16, atol=0)
+
+
+def test_stirlerr_of_fractional_n_uses_log_gamma() -> None:
+    from mcnemar._binomial import _stirlerr
+
+    n = np.array([1.5, 2.25, 7.5, 14.9, 15.5, 30.5])
+    want = np.array([float(_mp_stirlerr(v)) for v in n])
+    np.testing.assert_allclose(_stirlerr(n), want, rtol=5e-12, atol=0)
+
+
+def test_bd0_against_mpmath_on_the_callers_arguments() -> None:
+    from mcnemar._binomial import _bd0
+
+    rng = np.random.default_rng(20260)
+    n = np.maximum(np.round(10 ** rng.uniform(0.5, 15.0, 300)), 2.0)
+    p = np.concatenate([np.full(100, 0.5), rng.uniform(1e-6, 1.0 - 1e-6, 200)])
+    spread = rng.choice([0.01, 1.0, 5.0, 50.0], 300) * np.sqrt(n * p * (1.0 - p))
+    x = np.clip(np.round(n * p + rng.normal(0.0, 1.0, 300) * spread), 1.0, n - 1.0)
+    mean = n * p  # n/2 for the tails here, n p for planning's pmf
+    got = _bd0(x, mean)
+    with mp.workdps(60):
+        want = np.array(
+            [float(mp.mpf(a) * mp.log(mp.mpf(a) / mp.mpf(m)) + mp.mpf(m) - mp.mpf(a))
+             for a, m in zip(x, mean, strict=True)]
+        )
+    np.testing.assert_allclose(got, want, rtol=2e-14, atol=0)
+    assert float(_bd0(np.array([0.0]), np.array([3.5]))[0]) == 3.5
+
+
+def test_planning_uses_the_same_kernel() -> None:
+    from mcnemar import _binomial
+    from mcnemar.planning import _kernel
+
+    assert _kernel._stirlerr is _binomial._stirlerr
+    assert _kernel._bd0 is _binomial._bd0
+
+
+@pytest.mark.parametrize(
+    ("x", "n", "p"),
+    [(1, 2, 0.5), (7, 14, 0.3), (15, 31, 0.5), (40, 100, 0.45), (123_456, 250_000, 0.5),
+     (3_001, 10**9, 3e-6), (10**12 // 2 - 10**6, 10**12, 0.5)],
+)
+def test_pmf_of_both_callers_to_1e_13(x: int, n: int, p: float) -> None:
+    """Both pmfs built on the kernel stay within 1e-13 relative of the exact probability."""
+    from mcnemar.planning import _log_pmf
+
+    with mp.workdps(60):
+        exact = (
+            mp.log(mp.binomial(n, x)) + x * mp.log(mp.mpf(p)) + (n - x) * mp.log(1 - mp.mpf(p))
+        )
+    assert abs(math.expm1(float(_log_pmf(float(x), float(n), p, 1.0 - p)) - float(exact))) < 1e-13
+    if p == 0.5:
+        assert abs(math.expm1(float(log_pmf_half(x, n)) - float(exact))) < 1e-13

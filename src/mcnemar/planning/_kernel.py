@@ -12,6 +12,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from mcnemar._binomial import _bd0, _stirlerr
+
 FloatArray = npt.NDArray[np.float64]
 
 
@@ -42,52 +44,6 @@ def _binom_sf(k: Any, m: Any, p: Any) -> FloatArray:
     out = np.where(k_ <= 0.0, 1.0, np.where(k_ > m_, 0.0, out))
     result: FloatArray = np.asarray(out, dtype=np.float64)
     return result
-
-
-# Stirling-series coefficients of log(n!) - log(sqrt(2 pi n) (n/e)^n) (Loader 2000).
-_S0, _S1, _S2, _S3, _S4 = 1 / 12, 1 / 360, 1 / 1260, 1 / 1680, 1 / 1188
-_SMALL_N = np.arange(16, dtype=np.float64)
-with np.errstate(divide="ignore", invalid="ignore"):
-    _STIRLERR_SMALL = np.where(
-        _SMALL_N > 0,
-        special.gammaln(_SMALL_N + 1)
-        - (_SMALL_N + 0.5) * np.log(_SMALL_N)
-        + _SMALL_N
-        - 0.5 * math.log(2 * math.pi),
-        0.0,
-    )
-
-
-def _stirlerr(n: FloatArray) -> FloatArray:
-    """log(n!) - log(sqrt(2 pi n) (n/e)^n): a table below 16, the Stirling series above."""
-    big = np.maximum(n, 16.0)
-    nn = big * big
-    series = (_S0 - (_S1 - (_S2 - (_S3 - _S4 / nn) / nn) / nn) / nn) / big
-    small = _STIRLERR_SMALL[np.clip(n, 0, 15).astype(np.intp)]
-    out: FloatArray = np.where(n < 16, small, series)
-    return out
-
-
-def _bd0(x: FloatArray, mu: FloatArray) -> FloatArray:
-    """x log(x/mu) + mu - x without cancellation when x is close to mu (Loader 2000)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        direct = x * np.log(x / mu) + mu - x
-        d = x - mu
-        v = d / (x + mu)
-    near = np.abs(d) < 0.1 * (x + mu)
-    if near.any():
-        v = np.where(near, v, 0.0)
-        v2 = v * v
-        s = d * v
-        term = 2.0 * x * v
-        # |v| < 0.1: term i is v^(2i) relative to the first, so stop once that is below 1e-17
-        largest = float(v2.max())
-        terms = 1 if largest <= 0 else min(9, max(1, math.ceil(-17.0 / math.log10(largest))))
-        for i in range(1, terms + 1):
-            term = term * v2
-            s = s + term / (2 * i + 1)
-        direct = np.where(near, s, direct)
-    return direct
 
 
 def _log_pmf(x: Any, n: Any, p: Any, q: Any) -> FloatArray:
