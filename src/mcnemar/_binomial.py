@@ -99,8 +99,8 @@ def _stirlerr(n: FloatArray) -> FloatArray:
     checked against mpmath in the tests).
     """
     n = np.asarray(n, dtype=np.float64)
-    # the series everywhere (cheap), then the few small n replaced
-    big = np.maximum(n, 16.0)
+    # the series everywhere (cheap; n > 15 as given), then the few n <= 15 replaced
+    big = np.maximum(n, 15.0)
     r = 1.0 / (big * big)
     series = 1.0 / 12.0 - r * (
         1.0 / 360.0
