@@ -935,7 +935,7 @@ def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path
     page.screenshot(path=str(ARTIFACTS / "web-phone-upload-error.png"), full_page=True)
     page.check("#on_missing")
     page.click("#upload-submit")
-    page.wait_for_selector("#alignment-card:not([hidden])")
+    wait_compared(page, "a.csv with b.csv")
     assert "2 only" not in text(page, "#alignment")
     assert "1 only in A" in text(page, "#alignment") and "1 only in B" in text(page, "#alignment")
     assert page.locator("#on_missing-error").is_hidden()
@@ -949,8 +949,8 @@ def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path
     assert "Pass threshold" in message and "threshold=" not in message and "--" not in message
     page.fill("#threshold", "0.5")
     page.click("#upload-submit")
-    page.wait_for_selector("#threshold-error", state="hidden")
-    wait_settled(page)
+    wait_compared(page, "sa.csv with sb.csv")
+    assert page.locator("#threshold-error").is_hidden()
     assert page.input_value("#b") == "1" and page.input_value("#c") == "1"
 
     # two eval logs of differently named tasks: the page's checkbox, not the argument
@@ -962,10 +962,11 @@ def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path
     page.wait_for_selector("#allow_different_tasks-error:not([hidden])")
     message = text(page, "#upload-status")
     assert "Pair runs of different tasks" in message and "allow_different" not in message
+    # the report of the previous files still matches the fields: it stays, exportable
+    assert page.locator("#results.stale").count() == 0 and not _export_buttons_off(page)
     page.check("#allow_different_tasks")
     page.click("#upload-submit")
-    page.wait_for_selector("#allow_different_tasks-error", state="hidden")
-    wait_settled(page)
+    wait_compared(page, "ta.json with tb.json")
     assert "different tasks" in text(page, "#warnings")
 
     # several samples of each item: the page's "Several samples per item" choice
@@ -978,9 +979,18 @@ def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path
     assert "Several samples per item" in message and "reduce=" not in message, message
     page.select_option("#reduce", "majority")
     page.click("#upload-submit")
-    page.wait_for_selector("#reduce-error", state="hidden")
-    wait_settled(page)
+    wait_compared(page, "ea.json with eb.json")
     assert "3 samples per item" in text(page, "#alignment")
+
+
+def wait_compared(page: Any, files: str) -> None:
+    """Wait until an upload of ``files`` ("a.csv with b.csv") has shown its result."""
+    page.wait_for_function(
+        "(files) => document.getElementById('upload-status').textContent"
+        " === 'Compared ' + files + '.'",
+        arg=files,
+    )
+    wait_settled(page)
 
 
 def _inspect_log(path: Path, task: str, epochs: int = 1) -> Path:

@@ -16,7 +16,8 @@
   const UPLOAD_FIELDS = ["file_a", "file_b", "on_missing", "threshold", "reduce",
     "allow_different_tasks", "allow_different_scorers"];
   const PAIRING_FIELDS = UPLOAD_FIELDS.slice(2);
-  const ALL_FIELDS = COUNT_FIELDS.passes.concat(COUNT_FIELDS.errors, OPTION_FIELDS, UPLOAD_FIELDS);
+  const FORM_FIELDS = COUNT_FIELDS.passes.concat(COUNT_FIELDS.errors, OPTION_FIELDS);
+  const ALL_FIELDS = FORM_FIELDS.concat(UPLOAD_FIELDS);
   const DEBOUNCE_MS = 180;
 
   /* Names of the interval methods, per quantity (the same key can mean different methods). */
@@ -357,7 +358,7 @@
     if (upload) cancelUpload("inputs");
     const f = framing();
     const missing = REQUIRED[f].filter((id) => $(id).value.trim() === "");
-    clearFieldErrors();
+    clearFieldErrors(FORM_FIELDS);
     if (missing.length) {
       withdraw();
       setStatus(f === "passes"
@@ -407,7 +408,7 @@
   /* One request at a time: a newer one (typing, an example, an upload) supersedes the
      older, whose answer is then ignored. An upload brings its own AbortController, so that
      the page can cancel it deliberately and say so (see cancelUpload). */
-  async function request(url, init, onDone, own) {
+  async function request(url, init, onDone, own, quiet) {
     if (controller) controller.abort();
     controller = own || new AbortController();
     const signal = controller.signal;
@@ -422,10 +423,12 @@
       if (err && err.name === "AbortError") return false;
       if (mine !== sequence) return false;
       resultsEl.removeAttribute("aria-busy");
-      setStatus("Cannot reach the calculator's server. Is `mcnemar serve` still running?", true);
-      resultsEl.classList.add("stale");
-      updateExports();
+      if (!quiet) {
+        setStatus("Cannot reach the calculator's server. Is `mcnemar serve` still running?", true);
+        resultsEl.classList.add("stale");
+      }
       if (onDone) onDone(false, null);
+      updateExports();
       return false;
     }
     if (mine !== sequence) return false;
@@ -436,10 +439,13 @@
       updateExports();
       return true;
     }
-    delete reportEl.dataset.query;
     const error = payload && payload.error ? payload.error
       : { status: response.status, message: "The server answered " + response.status + ".", field: null, errors: [] };
-    showError(error);
+    // A quiet request (an upload) reports its own errors; the report shown stays valid.
+    if (!quiet) {
+      delete reportEl.dataset.query;
+      showError(error);
+    }
     if (onDone) onDone(false, error);
     updateExports();
     return false;
@@ -453,8 +459,8 @@
     updateSummary();
   }
 
-  function clearFieldErrors() {
-    for (const id of ALL_FIELDS) {
+  function clearFieldErrors(ids) {
+    for (const id of ids || ALL_FIELDS) {
       const input = $(id);
       const msg = $(id + "-error");
       if (input) input.removeAttribute("aria-invalid");
@@ -462,8 +468,9 @@
     }
   }
 
-  function showError(error) {
-    clearFieldErrors();
+  /* Mark the fields an error names, with its message under each; whether any was marked. */
+  function markFields(error, scope) {
+    clearFieldErrors(scope);
     let marked = false;
     for (const item of error.errors && error.errors.length ? error.errors : [error]) {
       const field = item.field;
@@ -476,6 +483,11 @@
       msg.hidden = false;
       marked = true;
     }
+    return marked;
+  }
+
+  function showError(error) {
+    const marked = markFields(error, FORM_FIELDS);
     const prefix = marked ? "Please fix the marked field: " : "";
     setStatus(prefix + error.message, true);
     resultsEl.classList.add("stale");
@@ -487,7 +499,7 @@
   function render(report) {
     lastReport = report;
     lastMarkdown = report.markdown || "";
-    clearFieldErrors();
+    clearFieldErrors(FORM_FIELDS);
     setStatus("", false);
     resultsEl.classList.remove("stale");
     reportEl.hidden = false;
@@ -976,22 +988,25 @@
         useCounts(payload.table);
         reportEl.dataset.query = stateToQuery();
         revealVerdict();
-      } else if (payload) {
-        showUploadError(payload);
       } else {
-        uploadMessage("The upload failed: cannot reach the server.", true);
+        if (payload) showUploadError(payload);
+        else uploadMessage("The upload failed: cannot reach the calculator's server. Is `mcnemar serve` still running?", true);
+        // An analysis the upload superseded is run again for the typed inputs.
+        if (reportEl.dataset.query !== stateToQuery()) run();
       }
-    }, mine.controller);
+    }, mine.controller, true);
     if (upload === mine) upload = null;
     updateExports();
   });
 
+  /* An upload's error belongs to the upload form: its controls are marked and the message
+     stands under its button. The report shown (for the typed counts) stays as it is. */
   function showUploadError(error) {
     const words = pageWords(error);
-    showError(words);
     if (words.errors.some((e) => PAIRING_FIELDS.includes(e.field))) {
       uploadForm.querySelector("details.advanced").open = true;
     }
+    markFields(words, UPLOAD_FIELDS);
     uploadMessage(words.message, true);
   }
 
