@@ -51,15 +51,13 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from mcnemar._format import format_points as _points
+from mcnemar._format import json_value as _json
 from mcnemar.errors import McNemarError
 from mcnemar.margin import _binom_sf, _check_margin, _thresholds, describe_margin
-from mcnemar.planning import (
-    _check_n,
-    _check_open_unit,
-    _json,
-    _points,
-    _resolve_probabilities,
-)
+
+# From the submodule, not the package: mcnemar.planning.power and sample_size call this module.
+from mcnemar.planning._validation import _check_n, _check_open_unit, _resolve_probabilities
 
 __all__ = ["MarginPowerResult", "MarginSampleSizeResult", "power", "sample_size"]
 
