@@ -25,6 +25,8 @@ module                contents
 ``report``            :func:`analyze` and the :class:`Report` (text, markdown, JSON)
 ``planning``          :func:`power`, :func:`sample_size`, :func:`minimum_detectable_effect`
 ``margin``            :func:`noninferiority`, :func:`equivalence` against a margin
+``sequential``        ``sequential``, :class:`Monitor`, :func:`stopping_time` (anytime-valid)
+``bayes``             ``bayes``: posterior probabilities of a real gain
 ``clustering``        :func:`clustered` tests for items in clusters
 ``multiple``          :func:`pairwise` comparisons of many systems, Cochran's Q
 ``io``                readers for result files and eval-harness logs, alignment
@@ -66,6 +68,7 @@ if TYPE_CHECKING:
     from mcnemar.multiple import cochran_q, pairwise
     from mcnemar.planning import minimum_detectable_effect, power, sample_size
     from mcnemar.report import Report, analyze
+    from mcnemar.sequential import Monitor, stopping_time
 
 __version__ = "0.1.0"
 
@@ -77,6 +80,7 @@ __all__ = [
     "McNemarError",
     "McNemarResult",
     "McNemarWarning",
+    "Monitor",
     "NonInferiorityResult",
     "PairedTable",
     "Report",
@@ -94,6 +98,7 @@ __all__ = [
     "power",
     "ratio_interval",
     "sample_size",
+    "stopping_time",
 ]
 
 _LAZY = {
@@ -115,6 +120,8 @@ _LAZY = {
     "equivalence": "mcnemar.margin",
     "NonInferiorityResult": "mcnemar.margin",
     "EquivalenceResult": "mcnemar.margin",
+    "Monitor": "mcnemar.sequential",
+    "stopping_time": "mcnemar.sequential",
 }
 
 

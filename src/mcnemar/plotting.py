@@ -8,6 +8,10 @@ Contents
 :func:`forest`
     each model's difference in accuracy from the baseline (or from the best model) with its
     confidence interval, zero marked.
+:func:`eprocess`
+    the e-value of the anytime-valid sequential test (:func:`mcnemar.sequential.sequential`)
+    after each item, with the rejection line 1/alpha and the item where the run could have
+    stopped.
 
 matplotlib is imported only inside these functions, and only its object-oriented interface
 is used (a ``Figure`` drawn on the Agg canvas), so calling them neither needs a display nor
@@ -28,7 +32,7 @@ from mcnemar.errors import McNemarError
 if TYPE_CHECKING:
     from mcnemar.multiple import PairwiseResult
 
-__all__ = ["forest", "pairwise_heatmap"]
+__all__ = ["eprocess", "forest", "pairwise_heatmap"]
 
 _FORMATS = ("png", "svg", "pdf")
 _ADJUST_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
@@ -356,4 +360,88 @@ def forest(
     )
     ax.legend(loc="best", fontsize=8, frameon=False)
     ax.grid(axis="x", color="0.9")
+    return _save(fig, canvas_class, out, dpi)
+
+
+def eprocess(
+    result: Any,
+    path: str | os.PathLike[str],
+    *,
+    names: tuple[str, str] = ("A", "B"),
+    size: tuple[float, float] | None = None,
+    dpi: float = 100,
+) -> Path:
+    """Draw the e-value over items with the line ``1/alpha`` where the test rejects.
+
+    The e-value (log scale) after each item of a
+    :class:`~mcnemar.sequential.SequentialResult`; a dashed line marks ``1/alpha`` and, when
+    the e-value reached it, a dotted vertical line marks the item where the run could have
+    stopped.
+
+    Parameters
+    ----------
+    result : SequentialResult
+        From :func:`mcnemar.sequential.sequential`.
+    path : str or path-like
+        The image file; the format follows the extension (.png, .svg or .pdf).
+    names : tuple of two str
+        Names of A and B for the title.
+    size : (float, float), optional
+        Width and height in inches (default 7 x 3.8).
+    dpi : float
+        Resolution.
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+
+    Examples
+    --------
+    >>> import numpy as np, os, tempfile
+    >>> from mcnemar.sequential import sequential
+    >>> rng = np.random.default_rng(3)
+    >>> res = sequential(rng.random(400) < 0.8, rng.random(400) < 0.7)
+    >>> eprocess(res, os.path.join(tempfile.mkdtemp(), "e.png")).name
+    'e.png'
+    """
+    from mcnemar.sequential import SequentialResult
+
+    if not isinstance(result, SequentialResult):
+        raise McNemarError(
+            f"eprocess needs the result of mcnemar.sequential.sequential(...); got "
+            f"{type(result).__name__}"
+        )
+    out = _check_path(path)
+    width, height = _check_size(size, (7.0, 3.8))
+    dpi = _check_dpi(dpi)
+    figure_class, canvas_class = _figure_class()
+    items = np.arange(1, result.n + 1)
+    log10_e = result.log_evalue_path / math.log(10.0)
+    # Plot log10 E against a log10 axis label: E itself overflows a double for long runs.
+    fig = figure_class(figsize=(width, height), dpi=dpi, layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(items, log10_e, color="tab:blue", linewidth=1.4, label="e-value")
+    bound = math.log10(1.0 / result.alpha)
+    ax.axhline(bound, color="tab:red", linestyle="--", linewidth=1,
+               label=f"1/alpha = {1.0 / result.alpha:g}")
+    ax.axhline(0.0, color="0.6", linewidth=0.8)
+    if result.stopped_at is not None:
+        ax.axvline(result.stopped_at, color="0.2", linestyle=":", linewidth=1.2,
+                   label=f"could stop after item {result.stopped_at}")
+    top = max(bound, float(np.max(log10_e))) + 0.3
+    low = min(-1.0, float(np.min(log10_e)) - 0.3)
+    ax.set_ylim(max(low, -6.0), top)
+    ticks = np.arange(math.ceil(ax.get_ylim()[0]), math.floor(top) + 1)
+    ax.set_yticks(ticks, [f"$10^{{{int(t)}}}$" for t in ticks])
+    ax.set_xlim(0, result.n)
+    ax.set_xlabel("items scored")
+    ax.set_ylabel("e-value (log scale)")
+    ax.set_title(
+        f"Anytime-valid test, {names[0]} vs {names[1]} ({result.alternative}, "
+        f"alpha = {result.alpha:g})",
+        fontsize=10,
+    )
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.grid(color="0.92")
     return _save(fig, canvas_class, out, dpi)

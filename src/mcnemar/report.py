@@ -196,6 +196,7 @@ class Report:
     clustered: ClusteredResult | None = None
     noninferiority: Any = None
     equivalence: Any = None
+    bayes: Any = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     # -- convenience ---------------------------------------------------------------------------
@@ -325,6 +326,8 @@ class Report:
             from mcnemar.margin import margin_dict
 
             out.update(margin_dict(self.noninferiority, self.equivalence, self.names))
+        if self.bayes is not None:
+            out["bayes"] = self.bayes.to_dict()
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
         out.update(self.extra)
@@ -482,6 +485,9 @@ class Report:
             lines += ["", head] + [
                 _wrap(x) for x in margin_lines(self.noninferiority, self.equivalence, self.names)
             ]
+        if self.bayes is not None:
+            lines += ["", "How likely is a real gain (Bayesian):",
+                      _wrap(self.bayes.text(self.names))]
         if self.alignment is not None:
             lines += ["", "Alignment of the two runs:", _plain_lines(str(self.alignment))]
         lines += ["", "Assumptions:"] + [_wrap("- " + a, indent="  ") for a in self.assumptions]
@@ -536,6 +542,8 @@ class Report:
             lines = margin_lines(self.noninferiority, self.equivalence, self.names)
             out += [f"**Against a margin of {describe_margin(self.noninferiority.margin)}**", ""]
             out += [f"- {_md(x)}" for x in lines] + [""]
+        if self.bayes is not None:
+            out += [f"**How likely is a real gain:** {_md(self.bayes.text(self.names))}", ""]
         if self.alignment is not None:
             out += [
                 "<details><summary>Alignment</summary>",
@@ -776,6 +784,7 @@ def analyze(
     margin: float | None = None,
     equivalence: bool = False,
     margin_method: str = "score",
+    bayes: Any = None,
 ) -> Report:
     """Analyse one paired table completely: every test, the recommended p-value, intervals,
     the unpaired pitfall, detectable difference and a conclusion in words.
@@ -812,6 +821,11 @@ def analyze(
         With ``margin``: also test equivalence (two one-sided tests, |difference| < margin).
     margin_method : {"score", "unconditional"}
         The test used with ``margin``.
+    bayes : bool, float or BayesResult, optional
+        Add the Bayesian summary (:func:`mcnemar.bayes.bayes`): ``True`` for the default
+        region of practical equivalence (half a point), a number for that half-width
+        (0.01 = 1 point), or a ready :class:`~mcnemar.bayes.BayesResult` of this table. Needs
+        a and d.
 
     Returns
     -------
@@ -1037,6 +1051,28 @@ def analyze(
         clustered=clustered,
         noninferiority=ni,
         equivalence=eq,
+        bayes=_bayes_section(t, bayes, confidence_level),
+    )
+
+
+def _bayes_section(table: PairedTable, bayes: Any, level: float) -> Any:
+    """The Bayesian summary asked for with ``analyze(..., bayes=...)``, or None."""
+    if bayes is None or bayes is False:
+        return None
+    from mcnemar.bayes import BayesResult
+    from mcnemar.bayes import bayes as posterior
+
+    if isinstance(bayes, BayesResult):
+        if bayes.table != table:
+            raise McNemarError("bayes= holds the summary of a different table; pass bayes=True")
+        return bayes
+    if bayes is True:
+        return posterior(table, credible_level=level)
+    if isinstance(bayes, int | float) and not isinstance(bayes, bool):
+        return posterior(table, rope=float(bayes), credible_level=level)
+    raise McNemarError(
+        f"bayes must be True, a region of practical equivalence (e.g. 0.005 for half a point) "
+        f"or a BayesResult; got {bayes!r}"
     )
 
 

@@ -10,6 +10,7 @@ test       :mod:`mcnemar.cli.test`      the full report for counts typed in
 compare    :mod:`mcnemar.cli.compare`   align two runs' result files and report
 power      :mod:`mcnemar.cli.power`     power, sample size, minimum detectable effect
 pairwise   :mod:`mcnemar.cli.pairwise`  all pairs of many runs, adjusted p-values
+monitor    :mod:`mcnemar.cli.monitor`   where an eval could have stopped (anytime-valid)
 serve      :mod:`mcnemar.cli.serve`     the local web calculator
 =========  ===========================  ==============================================
 
@@ -32,6 +33,8 @@ _COMMANDS: dict[str, tuple[str, str, str]] = {
     "compare": ("mcnemar.cli.compare", "compare", "Align two runs' per-item results and report."),
     "power": ("mcnemar.cli.power", "power", "Power, sample size and minimum detectable effect."),
     "pairwise": ("mcnemar.cli.pairwise", "pairwise", "Compare many runs on the same items."),
+    "monitor": ("mcnemar.cli.monitor", "monitor",
+                "Replay two runs item by item with the anytime-valid sequential test."),
     "serve": ("mcnemar.cli.serve", "serve", "Start the local web calculator."),
 }
 

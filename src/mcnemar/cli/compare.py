@@ -184,6 +184,12 @@ internal error.""",
                    "significantly (different), or 5 if non-inferiority by --margin is not "
                    "shown (inferior), after printing the report.")
 @MARGIN_OPTIONS
+@click.option("--bayes", is_flag=True,
+              help="Add the Bayesian summary: probabilities that A is better, practically "
+                   "equivalent or worse (Dirichlet posterior; needs all four cells).")
+@click.option("--rope", type=float, default=0.005, show_default=True,
+              help="With --bayes: half-width of the region of practical equivalence, a "
+                   "proportion (0.005 = half a point).")
 @FORMAT_OPTION
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr for inputs taking over a second (default: when "
@@ -225,6 +231,8 @@ def compare(
     margin: float | None,
     equivalence: bool,
     margin_method: str,
+    bayes: bool,
+    rope: float,
     fmt: str,
     progress: bool | None,
 ) -> None:
@@ -337,7 +345,7 @@ def compare(
     report = analyze(alignment.table, names=display, alternative=alternative,
                      confidence_level=confidence_level, alpha=alpha, alignment=alignment,
                      clustered=clustered, margin=margin, equivalence=equivalence,
-                     margin_method=margin_method)
+                     margin_method=margin_method, bayes=rope if bayes else None)
     if fmt == "json":
         echo_json(report.to_dict())
     elif fmt == "markdown":

@@ -112,6 +112,12 @@ def _pick(values: dict[str, str | None], cell: str) -> tuple[str, str] | None:
     "--fail-on", type=click.Choice(["inferior"]), default=None,
     help="inferior: exit 5 after printing the report if non-inferiority by --margin is not shown.",
 )
+@click.option("--bayes", is_flag=True,
+              help="Add the Bayesian summary: probabilities that A is better, practically "
+                   "equivalent or worse (Dirichlet posterior; needs all four cells).")
+@click.option("--rope", type=float, default=0.005, show_default=True,
+              help="With --bayes: half-width of the region of practical equivalence, a "
+                   "proportion (0.005 = half a point).")
 @FORMAT_OPTION
 @handle_errors
 def test(
@@ -134,6 +140,8 @@ def test(
     equivalence: bool,
     margin_method: str,
     fail_on: str | None,
+    bayes: bool,
+    rope: float,
     fmt: str,
 ) -> None:
     """Run every McNemar test on a paired table and print the full report.
@@ -181,6 +189,7 @@ def test(
         margin=margin,
         equivalence=equivalence,
         margin_method=margin_method,
+        bayes=rope if bayes else None,
     )
     if fmt == "json":
         echo_json(report.to_dict())
