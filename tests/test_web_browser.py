@@ -722,6 +722,7 @@ def test_exports_are_off_while_the_inputs_are_invalid(phone: Page, server: str) 
     assert _export_buttons_off(page)
     note = text(page, "#export-note")
     assert "Nothing to export" in note and "earlier inputs" in note
+    page.wait_for_timeout(500)  # the buttons fade to their "off" look after 0.3 s
     page.screenshot(path=str(ARTIFACTS / "web-phone-exports-off.png"), full_page=True)
     # (force: a browser-automation click waits for buttons marked disabled; a person's does not)
     page.click("#download-json", force=True)
