@@ -1,0 +1,325 @@
+"""The package's shape, measured from its source with ``ast`` (nothing is imported to measure).
+
+* no import cycles among the modules of ``mcnemar`` (imports inside functions count);
+* ``mcnemar.cli`` and ``mcnemar.web`` import neither scipy nor a private statistics module;
+* no module over 900 lines;
+* one Stirling error and one deviance term (the binomial kernel);
+* every import path that other modules, the tests and the benchmarks use still resolves.
+
+An import edge goes from a module to the module it names: ``from mcnemar.planning._kernel
+import x`` is an edge to ``mcnemar.planning._kernel``, ``from mcnemar.io import frames`` one to
+``mcnemar.io.frames`` and ``from mcnemar.io import x`` (x not a module) one to ``mcnemar.io``.
+Imports under ``if TYPE_CHECKING:`` never run and are not edges.
+
+Where the code does not meet a rule yet, the check is marked ``xfail(strict=True)`` with what
+it measured today in the reason: it turns red once the rule holds, and the mark comes off. A
+companion test keeps the list from growing.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+PACKAGE = SRC / "mcnemar"
+MAX_LINES = 900
+
+# What the checks below measured on 2026-11-30; each entry is a defect to remove.
+KNOWN_CYCLES: set[frozenset[str]] = {
+    # PairedTable.from_frame delegates to io.frames, which builds PairedTables (and imports
+    # io.align, whose Alignment.table does too); io.align runs io.frames' DuckDB join.
+    frozenset({"mcnemar.table", "mcnemar.io.frames", "mcnemar.io.align"}),
+    # io._run materializes lazy results with io._engine, which needs io._run's column names.
+    frozenset({"mcnemar.io._run", "mcnemar.io._engine"}),
+    # io.generic asks io.predictions for its column names; io.predictions reads with io.generic.
+    frozenset({"mcnemar.io.generic", "mcnemar.io.predictions"}),
+}
+KNOWN_OUTER_RING_IMPORTS: set[tuple[str, str]] = {
+    ("mcnemar.web.app", "mcnemar._binomial"),
+}
+KNOWN_LONG_MODULES: set[str] = {
+    "mcnemar.report",
+    "mcnemar.web.app",
+    "mcnemar.io.align",
+    "mcnemar.sequential",
+}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+@cache
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _is_type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imported(module: str, path: Path) -> list[tuple[str, str | None]]:
+    """(module named, name imported from it or None) for every import that can run."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found: list[tuple[str, str | None]] = []
+
+    def visit(node: ast.AST) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.If) and _is_type_checking(child):
+                for other in child.orelse:
+                    visit_one(other)
+                continue
+            visit_one(child)
+
+    def visit_one(node: ast.AST) -> None:
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, None) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                parts = package.split(".")
+                base = parts[: len(parts) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            found.extend((target, alias.name) for alias in node.names)
+        visit(node)
+
+    visit_one(tree)
+    return found
+
+
+@cache
+def _graph() -> dict[str, frozenset[str]]:
+    modules = _modules()
+    graph = {}
+    for name, path in modules.items():
+        edges = set()
+        for target, imported in _imported(name, path):
+            sub = f"{target}.{imported}" if imported else None
+            if sub in modules:
+                edges.add(sub)
+            elif target in modules:
+                edges.add(target)
+        edges.discard(name)
+        graph[name] = frozenset(edges)
+    return graph
+
+
+def _cycles(graph: dict[str, frozenset[str]]) -> set[frozenset[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[frozenset[str]] = set()
+
+    def connect(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                connect(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = set()
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.add(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.add(frozenset(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            connect(v)
+    return found
+
+
+def _outer_ring_imports() -> set[tuple[str, str]]:
+    """(module of cli/ or web/, scipy or private statistics module it imports)."""
+    modules = _modules()
+    out = set()
+    for name, path in modules.items():
+        if not name.startswith(("mcnemar.cli", "mcnemar.web")):
+            continue
+        for target, imported in _imported(name, path):
+            named = f"{target}.{imported}" if f"{target}.{imported}" in modules else target
+            if named == "scipy" or named.startswith("scipy."):
+                out.add((name, named))
+            elif named.startswith("mcnemar.") and not named.startswith(
+                ("mcnemar.cli", "mcnemar.web", "mcnemar.io")
+            ):
+                private = any(part.startswith("_") for part in named.split(".")[1:])
+                if private and named not in ("mcnemar._format", "mcnemar.__main__"):
+                    out.add((name, named))
+    return out
+
+
+def _long_modules() -> dict[str, int]:
+    out = {}
+    for name, path in _modules().items():
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > MAX_LINES:
+            out[name] = lines
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# the measuring tools measure what they claim
+
+
+def test_cycle_finder_on_a_known_graph() -> None:
+    graph = {
+        "a": frozenset({"b"}), "b": frozenset({"c"}), "c": frozenset({"a", "d"}),
+        "d": frozenset({"e"}), "e": frozenset({"d"}), "f": frozenset({"a"}),
+    }
+    assert _cycles(graph) == {frozenset({"a", "b", "c"}), frozenset({"d", "e"})}
+    assert _cycles({"a": frozenset({"b"}), "b": frozenset()}) == set()
+
+
+def test_function_level_and_relative_imports_are_edges(tmp_path: Path) -> None:
+    src = tmp_path / "pkg" / "sub"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "m.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "from . import n\n"
+        "if TYPE_CHECKING:\n    from pkg import never\n"
+        "def f():\n    from ..other import thing\n    import pkg.deep\n"
+    )
+    found = _imported("pkg.sub.m", src / "m.py")
+    assert ("pkg.sub", "n") in found
+    assert ("pkg.other", "thing") in found
+    assert ("pkg.deep", None) in found
+    assert all(target != "pkg" for target, _ in found)
+
+
+def test_the_graph_sees_lazy_imports() -> None:
+    graph = _graph()
+    # PairedTable.from_frame imports io.frames inside the method
+    assert "mcnemar.io.frames" in graph["mcnemar.table"]
+    # planning.power hands margins to margin_planning inside the function
+    assert "mcnemar.margin_planning" in graph["mcnemar.planning._power"]
+
+
+# --------------------------------------------------------------------------------------------
+# the rules
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="import cycles remain: mcnemar.table -> io.frames -> io.align -> table; "
+    "io._run <-> io._engine; io.generic <-> io.predictions",
+)
+def test_no_import_cycles() -> None:
+    assert _cycles(_graph()) == set()
+
+
+def test_no_import_cycles_beyond_the_known_ones() -> None:
+    new = {c for c in _cycles(_graph()) if not any(c <= known for known in KNOWN_CYCLES)}
+    assert new == set(), [sorted(c) for c in new]
+
+
+def test_core_packages_have_no_cycles() -> None:
+    core = ("mcnemar.planning", "mcnemar.intervals", "mcnemar.multiple", "mcnemar._binomial",
+            "mcnemar._format", "mcnemar.inference", "mcnemar.clustering")
+    touching = {c for c in _cycles(_graph()) if any(m.startswith(core) for m in c)}
+    assert touching == set(), [sorted(c) for c in touching]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="web/app.py imports the private statistics module mcnemar._binomial (pmf_half)",
+)
+def test_outer_ring_imports_no_scipy_and_no_private_statistics_module() -> None:
+    assert _outer_ring_imports() == set()
+
+
+def test_outer_ring_imports_no_more_than_the_known_ones() -> None:
+    assert _outer_ring_imports() <= KNOWN_OUTER_RING_IMPORTS
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="modules over 900 lines on 2026-11-30: report.py (1,286), web/app.py (1,262), "
+    "sequential.py (951), io/align.py (946)",
+)
+def test_no_module_over_900_lines() -> None:
+    assert _long_modules() == {}
+
+
+def test_no_long_module_beyond_the_known_ones() -> None:
+    assert set(_long_modules()) <= KNOWN_LONG_MODULES
+
+
+def test_split_packages_stay_short() -> None:
+    for package in ("planning", "intervals", "multiple"):
+        for path in (PACKAGE / package).glob("*.py"):
+            lines = len(path.read_text(encoding="utf-8").splitlines())
+            assert lines <= MAX_LINES, (path.name, lines)
+
+
+def test_one_binomial_kernel() -> None:
+    """One Stirling error and one deviance term in the whole package."""
+    defined: dict[str, list[str]] = {"stirlerr": [], "bd0": []}
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef):
+                for key in defined:
+                    if node.name.lstrip("_").lower() == key:
+                        defined[key].append(name)
+    assert defined == {"stirlerr": ["mcnemar._binomial"], "bd0": ["mcnemar._binomial"]}
+
+
+# Import paths in use across src/, tests/ and benchmarks/ when the three modules became packages.
+_IMPORT_PATHS = {
+    "mcnemar.planning": [
+        "power", "sample_size", "minimum_detectable_effect", "discordant_probabilities",
+        "PowerResult", "SampleSizeResult", "MinimumDetectableEffectResult",
+        "_binom_sf", "_check_n", "_check_open_unit", "_connor_power", "_critical_bisect",
+        "_critical_lower", "_json", "_log_pmf", "_path_sf", "_points",
+        "_resolve_probabilities", "_runs",
+    ],
+    "mcnemar.intervals": [
+        "ConfidenceInterval", "DIFFERENCE_METHODS", "RATIO_METHODS", "ODDS_RATIO_METHODS",
+        "difference_estimate", "difference_interval", "odds_ratio_estimate",
+        "odds_ratio_interval", "ratio_estimate", "ratio_interval", "wilson_interval",
+        "_tango_statistic",
+    ],
+    "mcnemar.multiple": [
+        "pairwise", "PairwiseResult", "cochran_q", "CochranQResult", "adjust_pvalues",
+        "compact_letter_display", "SignificanceGroups",
+        "_FLOAT32_EXACT_LIMIT", "_fmt_p", "_greedy_clique_cover", "_pair_counts",
+    ],
+    "mcnemar.inference": ["format_pvalue", "_plain", "as_table", "mcnemar"],
+}
+
+
+@pytest.mark.parametrize("module", sorted(_IMPORT_PATHS))
+def test_import_paths_in_use_resolve(module: str) -> None:
+    imported = importlib.import_module(module)
+    missing = [name for name in _IMPORT_PATHS[module] if not hasattr(imported, name)]
+    assert missing == []
+
+
+def test_public_names_of_the_packages_are_exported() -> None:
+    for package in ("planning", "intervals", "multiple"):
+        module = importlib.import_module(f"mcnemar.{package}")
+        assert all(hasattr(module, name) for name in module.__all__)
