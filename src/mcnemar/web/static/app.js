@@ -88,6 +88,11 @@
     return s;
   }
 
+  /* "p = 0.0026", but "p > 0.99" for a bound. */
+  function pIs(pText) {
+    return /^[<>]/.test(pText) ? "p " + pText : "p = " + pText;
+  }
+
   function fmtNum(x, digits) {
     if (x === null || x === undefined) return "—";
     if (typeof x !== "number") return String(x);
@@ -520,9 +525,10 @@
     $("conclusion").textContent = conclusion.text || "";
     const headline = $("headline-p");
     clear(headline);
+    const pText = fmtP(rec.pvalue, rec.log10_pvalue, 2);
     headline.append(
-      (rec.name ? capitalize(shortTestName(recKey, rec.name)) : recKey) + " p = ",
-      h("strong", { id: "headline-pvalue" }, [fmtP(rec.pvalue, rec.log10_pvalue, 2)]),
+      (rec.name ? capitalize(shortTestName(recKey, rec.name)) : recKey) + " " + pIs(pText).slice(0, -pText.length),
+      h("strong", { id: "headline-pvalue" }, [pText]),
       " (" + report.alternative + ", the recommended test)"
     );
     $("reason").textContent = report.recommended && report.recommended.reason ? "Why this test: " + report.recommended.reason : "";
@@ -1049,7 +1055,7 @@
     const badge = $("summary-badge"), line = $("summary-line");
     if (fresh) {
       const sig = verdictCard.classList.contains("significant");
-      badge.textContent = (sig ? "Significant" : "Not significant") + " · p = " + text$("headline-pvalue");
+      badge.textContent = (sig ? "Significant" : "Not significant") + " · " + pIs(text$("headline-pvalue"));
       line.textContent = $("verdict-headline").textContent;
       summary.dataset.kind = sig ? "significant" : "not-significant";
     } else {
