@@ -359,10 +359,10 @@
     const padB = 40 + 14 * xTitle.length;
     const H = padT + plotH + padB;
     const svg = svgRoot(W, H, label);
-    const span_ = Math.max(kMax - kMin + step, 1);
-    const x = (k) => padL + (k - kMin + step / 2) / span_ * plotW;
+    const kRange = Math.max(kMax - kMin + step, 1);
+    const x = (k) => padL + (k - kMin + step / 2) / kRange * plotW;
     const y = (p) => padT + plotH - (p / yMax) * plotH;
-    const barW = Math.max(1, plotW / span_ * step * 0.86);
+    const barW = Math.max(1, plotW / kRange * step * 0.86);
 
     svg.appendChild(el("line", { x1: padL, y1: padT + plotH, x2: padL + plotW, y2: padT + plotH, stroke: COLORS.muted }));
     svg.appendChild(el("line", { x1: padL, y1: padT, x2: padL, y2: padT + plotH, stroke: COLORS.line }));
