@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mcnemar._format import digits_against_alpha
 from mcnemar.errors import McNemarError
 
 if TYPE_CHECKING:
@@ -123,12 +124,8 @@ def _fmt_cell(p: float, alpha: float) -> str:
         return f"{p:.0e}"
     if p >= 0.995:
         return "1"
-    digits = 2
-    text = f"{p:.{digits}g}" if p < 0.1 else f"{p:.2f}"
-    while (float(text) < alpha) != (p < alpha) and digits < 17:
-        digits += 1
-        text = f"{p:.{digits}g}"
-    return text
+    first = f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+    return digits_against_alpha(p, alpha, lambda d: first if d == 2 else f"{p:.{d}g}", 2)
 
 
 def _two_part_colormap(vmin: float, alpha: float) -> Any:

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcnemar._format import format_table_pvalue
+from mcnemar._format import format_table_pvalue, json_number
 from mcnemar.multiple._validation import _as_correctness_matrix
 
 IntArray = npt.NDArray[np.int64]
@@ -43,16 +43,15 @@ class CochranQResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary; an undefined statistic is ``None``."""
-        stat = self.statistic if math.isfinite(self.statistic) else None
         out: dict[str, Any] = {
             "name": "Cochran's Q",
-            "statistic": stat,
+            "statistic": json_number(self.statistic),
             "df": self.df,
-            "pvalue": self.pvalue,
+            "pvalue": json_number(self.pvalue),
             "k": self.k,
             "n": self.n,
         }
-        if stat is None:
+        if out["statistic"] is None:
             out["note"] = "undefined: every item was answered right by all runs or by none"
         return out
 
