@@ -878,7 +878,10 @@ def test_typing_during_an_upload_says_it_was_cancelled(phone: Page, server: str)
     page.wait_for_function(
         "() => document.getElementById('upload-status').textContent.includes('Reading')"
     )
-    page.wait_for_timeout(100)
+    for _ in range(100):  # the route handler runs as the request leaves the page
+        if held:
+            break
+        page.wait_for_timeout(50)
     assert len(held) == 1
 
     page.fill("#name_b", "old model")
