@@ -545,3 +545,11 @@ def test_navigation_lists_every_page() -> None:
     assert sorted(set(in_nav)) == pages, "mkdocs.yml nav and docs/*.md differ"
     assert len(in_nav) == len(set(in_nav)), "a page is listed twice in the nav"
     assert config["theme"]["font"] is False, "web fonts would be fetched from another host"
+
+
+def test_cli_page_lists_every_command() -> None:
+    from mcnemar.cli import _COMMANDS
+
+    text = (DOCS / "reference" / "cli.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `mcnemar (\w+)` \|", text, re.M))
+    assert listed == set(_COMMANDS), "docs/reference/cli.md: the command table is out of date"
