@@ -310,6 +310,23 @@ def bayes(
         hi = np.where(below_q, hi, mid)
     quant = 0.5 * (lo + hi)
 
+    def exact_cdf(x: FloatArray) -> FloatArray:
+        # The same integral as the probabilities, with nodes placed for each x.
+        ax = np.abs(x)
+        up = _prob_above(ax, sa[..., None], sb[..., None], ta[..., None], tb[..., None])
+        down = _prob_above(ax, sa[..., None], sb[..., None], tb[..., None], ta[..., None])
+        return np.where(x >= 0, 1.0 - up, down)
+
+    # One secant step on the exact distribution function across a 2e-5 bracket around the
+    # bisection's answer removes the error of the fixed nodes (~1e-7 at worst).
+    x0 = np.clip(quant - 1e-5, -1.0, 1.0)
+    x1 = np.clip(quant + 1e-5, -1.0, 1.0)
+    f0, f1 = exact_cdf(x0), exact_cdf(x1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        step = x0 + (qs - f0) * (x1 - x0) / (f1 - f0)
+    good = np.isfinite(step) & (f1 > f0) & (np.abs(step - quant) < 1e-5)
+    quant = np.where(good, np.clip(step, -1.0, 1.0), quant)
+
     def out(x: Any) -> Any:
         arr = np.asarray(x, dtype=np.float64)
         return float(arr) if arr.ndim == 0 else arr
