@@ -4,7 +4,9 @@ The two archives (100,000 samples each by default, every member zstd as a curren
 writes them) are built with inspect-ai's own writer (``write_eval_log``) from the real small
 logs in ``tests/data/io/real/inspect/`` (A's and B's ``arith`` runs): sample ``k`` of the big
 log is a copy of sample ``(k - 1) % 30 + 1`` of the small one with the new id ``k``, so the
-table is known in advance. They are cached in ``--data-dir`` (a temporary folder by default).
+table is known in advance. They are written through Inspect's ``EvalRecorder`` as
+``write_eval_log`` does, flushing every 2,000 samples as a running eval does. They are
+cached in ``--data-dir`` (a temporary folder by default).
 
 Approaches, each in its own subprocess so that peak memory (max RSS) is its alone, alternated
 over ``--repeat`` rounds (median reported):
@@ -44,27 +46,47 @@ SOURCES = (ROOT / "tests/data/io/real/inspect/arith_a.eval",
 METHODS = ("mcnemar", "inspect-full", "inspect-summaries")
 
 
+#: Samples the writer buffers between flushes. Inspect's writer compares each new sample with
+#: every buffered one (O(buffer) per sample) and copies the whole archive on each flush, so
+#: ``write_eval_log`` of 100,000 samples at once does not finish; a running eval flushes
+#: every few samples (``log_buffer``) instead.
+FLUSH_EVERY = 2_000
+
+
 def build(n: int, targets: tuple[Path, Path]) -> dict[str, int]:
     """Write the two big archives with inspect-ai's writer; return the table they hold."""
-    from inspect_ai.log import read_eval_log, write_eval_log
+    import anyio
+    from inspect_ai.log import read_eval_log
+    from inspect_ai.log._condense import condense_sample
+    from inspect_ai.log._recorders.eval import EvalRecorder
     from inspect_ai.scorer import value_to_float
+
+    async def write(log: Any, base: list[Any], target: Path) -> None:
+        # What write_eval_log does (log_init, log_start, log_sample, log_finish), with the
+        # periodic flushes of a running eval.
+        recorder = EvalRecorder(str(target.parent))
+        await recorder.log_init(log.eval, str(target), clean=True)
+        await recorder.log_start(log.eval, log.plan)
+        for k in range(1, n + 1):
+            s = base[(k - 1) % len(base)]
+            sample = s.model_copy(update={"id": k, "uuid": f"{s.uuid}-{k}"})
+            await recorder.log_sample(log.eval, condense_sample(sample))
+            if k % FLUSH_EVERY == 0:
+                await recorder.flush(log.eval)
+        await recorder.log_finish(log.eval, log.status, log.stats, log.results,
+                                  log.reductions, log.error)
 
     to_float = value_to_float()
     passes = []
     for source, target in zip(SOURCES, targets, strict=True):
         log = read_eval_log(str(source))
         base = sorted(log.samples or [], key=lambda s: int(s.id))
-        samples = []
-        for k in range(1, n + 1):
-            s = base[(k - 1) % len(base)]
-            samples.append(s.model_copy(update={"id": k, "uuid": f"{s.uuid}-{k}"}))
-        log.samples = samples
         if log.results is not None:
             log.results.total_samples = log.results.completed_samples = n
         log.eval.dataset.samples = n
         log.eval.dataset.sample_ids = None
         tmp = target.with_suffix(".partial.eval")
-        write_eval_log(log, str(tmp), format="eval")
+        anyio.run(write, log, base, tmp)
         tmp.rename(target)
         passes.append([to_float(s.scores["match"].value) == 1.0 for s in base])
     cells = {"a": 0, "b": 0, "c": 0, "d": 0}
