@@ -10,13 +10,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from mcnemar.errors import TableError
-from mcnemar.intervals._inputs import _as_counts, _echo, _finish, _prepare, _z
+from mcnemar.intervals._inputs import _as_counts, _echo, _finish, _prepare, _Scalar, _z
 from mcnemar.intervals._result import ConfidenceInterval
 from mcnemar.intervals._roots import _wilson
 
 FloatArray = NDArray[np.float64]
-# One count or confidence level; overloads map all-scalar calls to Python float limits.
-_Scalar = int | float | np.integer[Any] | np.floating[Any]
 
 
 # ---------------------------------------------------------------------------------------------

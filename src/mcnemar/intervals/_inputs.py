@@ -15,6 +15,8 @@ from mcnemar.errors import McNemarError, TableError
 from mcnemar.intervals._result import ConfidenceInterval
 
 FloatArray = NDArray[np.float64]
+# One count or confidence level; overloads map all-scalar calls to Python float limits.
+_Scalar = int | float | np.integer[Any] | np.floating[Any]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -8,13 +8,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from mcnemar.intervals._inputs import _check_method, _finish, _Limits, _prepare, _z
+from mcnemar.intervals._inputs import _check_method, _finish, _Limits, _prepare, _Scalar, _z
 from mcnemar.intervals._result import ConfidenceInterval
 from mcnemar.intervals._roots import _find_root, _normal_score_gap, _wilson
 
 FloatArray = NDArray[np.float64]
-# One count or confidence level; overloads map all-scalar calls to Python float limits.
-_Scalar = int | float | np.integer[Any] | np.floating[Any]
 
 
 #: Methods of :func:`odds_ratio_interval`.

@@ -13,14 +13,13 @@ from mcnemar.intervals._inputs import (
     _finish,
     _Limits,
     _prepare,
+    _Scalar,
     _z,
 )
 from mcnemar.intervals._result import ConfidenceInterval
 from mcnemar.intervals._roots import _find_root, _larger_quadratic_root, _wilson
 
 FloatArray = NDArray[np.float64]
-# One count or confidence level; overloads map all-scalar calls to Python float limits.
-_Scalar = int | float | np.integer[Any] | np.floating[Any]
 
 
 #: Methods of :func:`ratio_interval`.
