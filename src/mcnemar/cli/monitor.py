@@ -76,11 +76,19 @@ def _text(result: Any, names: tuple[str, str], order_words: str) -> str:
             f"{result.alpha:g} however often the e-value was looked at."
         )
     ci = result.confidence_interval()
+    th = result.theta_interval()
+    level = f"{1 - result.alpha:.0%}"
     lines.append(
-        f"  Difference in accuracy {na} - {nb} after all {result.n} items: "
-        f"{100.0 * (result.b - result.c) / result.n:+.2f} points; "
-        f"{1 - result.alpha:.0%} confidence sequence (valid at every item) "
-        f"{100.0 * ci.low:+.2f} to {100.0 * ci.high:+.2f} points."
+        f"  Share of the disagreements won by {na} after all {result.n} items: "
+        f"{result.b}/{result.b + result.c}; {level} confidence sequence (valid at every item; "
+        f"it excludes 1/2 exactly when the two-sided test has rejected) {th.low:.4f} to "
+        f"{th.high:.4f}."
+    )
+    lines.append(
+        f"  Difference in accuracy {na} - {nb}: "
+        f"{100.0 * (result.b - result.c) / result.n:+.2f} points; {level} confidence sequence "
+        f"{100.0 * ci.low:+.2f} to {100.0 * ci.high:+.2f} points (it spends half of alpha on "
+        "the discordance rate, so it is wider than the test)."
     )
     return "\n".join(textwrap.fill(x, width=100, subsequent_indent="    ") if x.startswith("  ")
                      else textwrap.fill(x, width=100, subsequent_indent="  ") for x in lines)
