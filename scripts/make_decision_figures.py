@@ -13,7 +13,7 @@ Writes ``docs/img/sequential-h0.png``, ``docs/img/sequential-eprocess.png`` and
 * **One monitored eval** (seeded): a candidate right on 80% of items, a baseline on 70%, the
   e-value over 600 items as ``mcnemar monitor --plot`` draws it.
 * **The default prior**: expected discordant items to stop, by exact dynamic programming
-  (:func:`mcnemar.sequential.stopping_time`), for Beta(a, a) priors.
+  (:func:`mcnemar.stopping.stopping_time`), for Beta(a, a) priors.
 * **Stopping times vs the fixed-n test** at a few effects.
 * **The posterior of the difference** for the 200-item example with its ROPE.
 """
@@ -33,12 +33,8 @@ sys.path.insert(0, str(ROOT / "src"))
 from mcnemar import PairedTable, mcnemar  # noqa: E402
 from mcnemar.bayes import bayes  # noqa: E402
 from mcnemar.plotting import _figure_class, eprocess  # noqa: E402
-from mcnemar.sequential import (  # noqa: E402
-    _stopping_distribution,
-    log_evalue,
-    sequential,
-    stopping_time,
-)
+from mcnemar.sequential import log_evalue, sequential  # noqa: E402
+from mcnemar.stopping import _stopping_distribution, stopping_time  # noqa: E402
 
 
 def peeking_under_h0(runs: int = 10_000, items: int = 1_000, psi: float = 0.3) -> None:

@@ -20,15 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mcnemar import McNemarError, PairedTable, mcnemar
-from mcnemar.sequential import (
-    DEFAULT_PRIOR,
-    Monitor,
-    _stopping_distribution,
-    log_evalue,
-    prior_for_effect,
-    sequential,
-    stopping_time,
-)
+from mcnemar.sequential import DEFAULT_PRIOR, Monitor, log_evalue, prior_for_effect, sequential
+from mcnemar.stopping import _stopping_distribution, stopping_time
 
 mp.mp.dps = 40
 

@@ -25,7 +25,8 @@ module                contents
 ``report``            :func:`analyze` and the :class:`Report` (text, markdown, JSON)
 ``planning``          :func:`power`, :func:`sample_size`, :func:`minimum_detectable_effect`
 ``margin``            :func:`noninferiority`, :func:`equivalence` against a margin
-``sequential``        ``sequential``, :class:`Monitor`, :func:`stopping_time` (anytime-valid)
+``sequential``        ``sequential``, :class:`Monitor`: the anytime-valid sequential test
+``stopping``          :func:`stopping_time`: items until the sequential test stops
 ``bayes``             ``bayes``: posterior probabilities of a real gain
 ``clustering``        :func:`clustered` tests for items in clusters
 ``multiple``          :func:`pairwise` comparisons of many systems, Cochran's Q
@@ -68,7 +69,8 @@ if TYPE_CHECKING:
     from mcnemar.multiple import cochran_q, pairwise
     from mcnemar.planning import minimum_detectable_effect, power, sample_size
     from mcnemar.report import Report, analyze
-    from mcnemar.sequential import Monitor, stopping_time
+    from mcnemar.sequential import Monitor
+    from mcnemar.stopping import stopping_time
 
 __version__ = "0.1.0"
 
@@ -121,7 +123,7 @@ _LAZY = {
     "NonInferiorityResult": "mcnemar.margin",
     "EquivalenceResult": "mcnemar.margin",
     "Monitor": "mcnemar.sequential",
-    "stopping_time": "mcnemar.sequential",
+    "stopping_time": "mcnemar.stopping",
 }
 
 
