@@ -303,3 +303,55 @@ def test_stopping_time_under_h0_is_bounded_by_alpha() -> None:
         stopping_time(1.2, 0.1)
     with pytest.raises(McNemarError, match="disagree"):
         stopping_time(0.0, 0.0)
+
+
+def _capital_reference(d: list[int], m: float, alpha: float, sign: int) -> float:
+    """log K+(m) (sign 1) or log K-(m) (sign -1) of Waudby-Smith & Ramdas (2024, Theorem 3),
+    item by item in plain Python, on x = (d + 1)/2 with predictable plug-in bets, c = 1/2."""
+    total, sum_x, sum_sq, out = 0, 0.0, 0.25, 0.0  # sums of mu-hat's and sigma-hat's
+    var_prev = 0.25
+    for i, di in enumerate(d, start=1):
+        x = (di + 1) / 2
+        lam = math.sqrt(2 * math.log(2 / alpha) / (var_prev * i * math.log(i + 1)))
+        lam = min(lam, 0.5 / m if sign > 0 else 0.5 / (1 - m))
+        out += math.log(1 + sign * lam * (x - m))
+        total += 1
+        sum_x += x
+        mean = (0.5 + sum_x) / (total + 1)
+        sum_sq += (x - mean) ** 2
+        var_prev = sum_sq / (total + 1)
+    return out
+
+
+def test_betting_sequence_ends_cross_the_threshold() -> None:
+    rng = np.random.default_rng(3)
+    xa = rng.random(300) < 0.8
+    xb = rng.random(300) < 0.7
+    r = sequential(xa, xb)
+    ci = r.confidence_interval(method="betting")
+    d = (xa.astype(int) - xb.astype(int)).tolist()
+    bound = math.log(2 / 0.05)
+    lo_m, hi_m = (ci.low + 1) / 2, (ci.high + 1) / 2
+    assert _capital_reference(d, lo_m - 1e-6, 0.05, 1) >= bound
+    assert _capital_reference(d, lo_m + 1e-6, 0.05, 1) < bound
+    assert _capital_reference(d, hi_m + 1e-6, 0.05, -1) >= bound
+    assert _capital_reference(d, hi_m - 1e-6, 0.05, -1) < bound
+    assert ci.low < (r.b - r.c) / r.n < ci.high
+    with pytest.raises(McNemarError, match="betting"):
+        r.confidence_interval(method="bets")
+
+
+def test_betting_sequence_covers_at_every_checkpoint() -> None:
+    rng = np.random.default_rng(8)
+    runs, items, p10, p01 = 200, 240, 0.3, 0.14
+    misses = 0
+    for _ in range(runs):
+        u = rng.random(items)
+        xa = u < p10
+        xb = (u >= p10) & (u < p10 + p01)
+        missed = False
+        for t in (30, 60, 120, 240):
+            ci = sequential(xa[:t], xb[:t]).confidence_interval(method="betting")
+            missed |= not ci.low <= p10 - p01 <= ci.high
+        misses += missed
+    assert misses / runs <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / runs)

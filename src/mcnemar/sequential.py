@@ -68,8 +68,9 @@ item is discordant) :meth:`SequentialResult.confidence_interval` combines a Beta
 sequence for :math:`\psi` over all items and the sequence for :math:`\theta`, each at
 :math:`\alpha/2` (a union bound), and takes the range of :math:`\psi(2\theta - 1)` over the
 two; it needs only the counts, so a streaming :class:`Monitor` keeps it in O(1) memory. It is
-a mixture bound for the mean of the per-item differences in {-1, 0, 1} in the sense of
-Waudby-Smith & Ramdas (2024), valid at all times.
+a mixture bound for the mean of the per-item differences in {-1, 0, 1}, valid at all times.
+``confidence_interval(method="betting")`` gives instead the hedged-capital betting sequence of
+Waudby-Smith & Ramdas (2024, Theorem 3) for that mean, which uses the items in order.
 
 Contents
 --------
@@ -344,6 +345,52 @@ def _delta_cs(
     return low, high
 
 
+def _betting_cs(diff: FloatArray, alpha: float, c: float = 0.5) -> tuple[float, float]:
+    """Hedged-capital betting confidence set for the mean of ``diff`` in [-1, 1], at the end.
+
+    Waudby-Smith & Ramdas (2024), Theorem 3, on x = (diff + 1)/2 in [0, 1]: with predictable
+    bets lambda_i = sqrt(2 log(2/alpha) / (sigma2_{i-1} i log(i + 1))) truncated to
+    c/m (K+) and c/(1 - m) (K-), the capital K+(m) = prod(1 + lambda (x - m)) falls and
+    K-(m) = prod(1 - lambda (x - m)) rises with m, so {m : max(K+/2, K-/2) < 1/alpha} is an
+    interval whose ends are found by bisection. Returned on the scale of the difference.
+    """
+    x = 0.5 * (diff + 1.0)
+    t = np.arange(1, x.size + 1, dtype=np.float64)
+    mean = (0.5 + np.cumsum(x)) / (t + 1.0)
+    var = (0.25 + np.cumsum((x - mean) ** 2)) / (t + 1.0)
+    prev_var = np.concatenate([[0.25], var[:-1]])  # predictable: uses items before i only
+    lam = np.sqrt(2.0 * math.log(2.0 / alpha) / (prev_var * t * np.log(t + 1.0)))
+    bound = math.log(2.0 / alpha)  # K/2 >= 1/alpha  <=>  log K >= log(2/alpha)
+
+    def log_k(m: float, sign: float) -> float:
+        cap = c / m if sign > 0 else c / (1.0 - m)
+        step = np.minimum(lam, cap)
+        return float(np.sum(np.log1p(sign * step * (x - m))))
+
+    lo, hi = 0.0, 1.0
+    # Lower end: K+ falls with m (and is at most 1 as m -> 1); the set is where
+    # log K+ < bound. Upper end: the same for K-, which rises with m.
+    a, b = 1e-12, 1.0 - 1e-12
+    if log_k(a, 1.0) >= bound:
+        for _ in range(_BISECT_STEPS):
+            mid = 0.5 * (a + b)
+            if log_k(mid, 1.0) >= bound:
+                a = mid
+            else:
+                b = mid
+        lo = b
+    a, b = 1e-12, 1.0 - 1e-12
+    if log_k(b, -1.0) >= bound:
+        for _ in range(_BISECT_STEPS):
+            mid = 0.5 * (a + b)
+            if log_k(mid, -1.0) >= bound:
+                b = mid
+            else:
+                a = mid
+        hi = a
+    return 2.0 * lo - 1.0, 2.0 * hi - 1.0
+
+
 def _ci(low: FloatArray, high: FloatArray) -> ConfidenceInterval[Any]:
     if np.ndim(low) == 0:
         return ConfidenceInterval(float(low), float(high))
@@ -438,16 +485,33 @@ class SequentialResult:
         return _ci(lo, hi)
 
     def confidence_interval(
-        self, confidence_level: float | None = None
+        self, confidence_level: float | None = None, method: str = "mixture"
     ) -> ConfidenceInterval[Any]:
         """Confidence sequence for the difference in accuracy (b - c)/n, now.
 
-        Valid at every item simultaneously (see the module docstring);
-        ``confidence_level`` defaults to ``1 - alpha``.
+        Valid at every item simultaneously; ``confidence_level`` defaults to ``1 - alpha``.
+
+        Parameters
+        ----------
+        confidence_level : float, optional
+        method : {"mixture", "betting"}
+            ``"mixture"`` (default): the union of the Beta-mixture sequences for the
+            discordance rate and for theta (module docstring); needs only the counts, so
+            :class:`Monitor` gives the same. ``"betting"``: the hedged-capital betting
+            sequence of Waudby-Smith & Ramdas (2024, Theorem 3, predictable plug-in bets) for
+            the mean of the per-item differences in {-1, 0, 1}; it uses the items in order and
+            is usually narrower.
         """
         level = 1.0 - self.alpha if confidence_level is None else confidence_level
+        alpha = 1.0 - _check_alpha(level)
+        if method == "betting":
+            diff = np.diff(self.only_a_path - self.only_b_path, prepend=0)
+            b_lo, b_hi = _betting_cs(diff.astype(np.float64), alpha)
+            return ConfidenceInterval(b_lo, b_hi)
+        if method != "mixture":
+            raise McNemarError(f"method must be 'mixture' or 'betting'; got {method!r}")
         lo, hi = _delta_cs(np.float64(self.n), np.float64(self.b), np.float64(self.c),
-                           self.prior, 1.0 - _check_alpha(level))
+                           self.prior, alpha)
         return _ci(lo, hi)
 
     def to_dict(self) -> dict[str, Any]:
