@@ -412,7 +412,8 @@ def _exp(x: float) -> float:
     return math.exp(x) if x < 709.0 else math.inf
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+# eq=False: the paths are arrays, and results are compared by their fields, not as a whole.
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
 class SequentialResult:
     """Result of :func:`sequential`: the e-process over items in the order observed.
 
