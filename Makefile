@@ -67,10 +67,12 @@ docs-check: $(VENV)/.test
 docs-update: $(VENV)/.test
 	MCNEMAR_DOCS_UPDATE=1 $(PY) -m pytest -q -p no:cacheprovider tests/test_docs.py
 
-# Regenerate the figures under docs/img/ (web calculator screenshots through Chromium, plots).
+# Regenerate the figures under docs/img/ (web calculator screenshots through Chromium, plots,
+# the figures of docs/decisions.md).
 docs-figures: $(VENV)/.test browser
 	$(PY) -m pip install -q -e ".[examples]"
 	$(PY) scripts/make_docs_figures.py
+	$(PY) scripts/make_decision_figures.py > /dev/null
 
 clean:
 	rm -rf $(VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/artifacts
