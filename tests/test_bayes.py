@@ -184,3 +184,17 @@ def test_report_section_text_and_schema() -> None:
         analyze(PairedTable(a=1, b=2, c=3, d=4), bayes=res)
     with pytest.raises(McNemarError, match="bayes must be"):
         analyze(t, bayes="yes")
+
+
+def test_quantiles_on_a_tiny_scale() -> None:
+    # Two billion items and 40 discordant: the posterior of delta has a standard deviation of
+    # about 3e-9; the quantiles must resolve it (checked against 10^6 Dirichlet draws).
+    a, b, c, d = 10**9, 30, 10, 10**9
+    res = bayes(PairedTable(a=a, b=b, c=c, d=d))
+    rng = np.random.default_rng(4)
+    draws = 1_000_000
+    g = rng.standard_gamma(np.array([a + 1, b + 1, c + 1, d + 1], dtype=float), size=(draws, 4))
+    delta = (g[:, 1] - g[:, 2]) / g.sum(axis=1)
+    for q, x in ((0.5, res.median), (0.025, res.credible_interval.low),
+                 (0.975, res.credible_interval.high)):
+        assert abs((delta <= x).mean() - q) < 4.5 * math.sqrt(q * (1 - q) / draws)
