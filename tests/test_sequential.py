@@ -355,3 +355,15 @@ def test_betting_sequence_covers_at_every_checkpoint() -> None:
             missed |= not ci.low <= p10 - p01 <= ci.high
         misses += missed
     assert misses / runs <= 0.05 + 3 * math.sqrt(0.05 * 0.95 / runs)
+
+
+def test_summary_words_follow_the_numbers() -> None:
+    against = sequential([0] * 50, [1] * 50, alternative="greater")
+    text = str(against)
+    assert against.stopped_at is None and against.pvalue == 1.0
+    assert "do not show that A is more accurate than B at this level" in text
+    huge = sequential([1] * 5000, [0] * 5000)
+    assert huge.pvalue == 0.0 and "anytime-valid p < 1e-300" in str(huge)
+    assert f"e-value is 10^{huge.log10_evalue:.1f}" in str(huge)
+    assert huge.to_dict()["evalue"] is None  # beyond a double: null, with log10 given
+    assert "after item 11" in str(huge) and huge.stopped_at == 11

@@ -550,15 +550,19 @@ class SequentialResult:
 def _summary(n: int, b: int, c: int, log10_e: float, pvalue: float, stopped_at: int | None,
              alpha: float, alternative: str, prior: tuple[float, float]) -> str:
     e_text = f"{10.0**log10_e:.4g}" if log10_e < 300 else f"10^{log10_e:.1f}"
+    # p = 1/max E underflows a double when the e-value is astronomically large.
+    p_text = f"= {pvalue:.4g}" if pvalue > 0 else "< 1e-300"
+    claim = {"two-sided": "a difference", "greater": "that A is more accurate than B",
+             "less": "that A is less accurate than B"}[alternative]
     lines = [
         f"Anytime-valid sequential test ({alternative}, alpha = {alpha:g}, "
         f"Beta({prior[0]:g}, {prior[1]:g}) mixture): after {n} items (A right and B wrong on "
-        f"{b}, the reverse on {c}) the e-value is {e_text}; anytime-valid p = {pvalue:.4g}.",
+        f"{b}, the reverse on {c}) the e-value is {e_text}; anytime-valid p {p_text}.",
     ]
     if stopped_at is None:
         lines.append(
-            f"  The e-value never reached 1/alpha = {1 / alpha:g}: the data do not yet show a "
-            "difference at this level; monitoring may continue."
+            f"  The e-value never reached 1/alpha = {1 / alpha:g}: the data do not show {claim} "
+            "at this level (yet); monitoring may continue."
         )
     else:
         lines.append(
