@@ -314,7 +314,7 @@ def bayes(
     quant = 0.5 * (lo + hi)
     kept_hi = np.zeros(lo.shape, dtype=bool)
     kept_lo = np.zeros(lo.shape, dtype=bool)
-    tol = 1e-9 * sd[..., None] + 1e-300
+    tol = 1e-7 * sd[..., None] + 1e-300
     # Regula falsi with the Illinois modification (superlinear, and the bracket always holds
     # the root): a few dozen distribution-function evaluations at most.
     for _ in range(_BISECT_STEPS):
