@@ -1017,3 +1017,207 @@ def test_the_response_conforms_to_the_shipped_report_schema(client: TestClient) 
 
     got = client.post("/api/v1/analyze", json=dict(EXAMPLE, include=["distribution"])).json()
     assert jsonschema_rs.validator_for(json_schema()).is_valid(got)
+
+
+# ----------------------------------------------------------------------------- decisions:
+# non-inferiority / equivalence against a margin, and the Bayesian summary
+
+DECISION_TABLE = {"a": 1800, "b": 52, "c": 47, "d": 101}
+
+
+def _tango_pvalue(b: int, c: int, n: int, delta0: float) -> float:
+    """Tango (1998) score test, p = 1 - Phi(Z(delta0)), written out with mpmath from the
+    formula (restricted MLE of the "only B right" cell), independent of mcnemar.margin."""
+    import mpmath
+
+    mpmath.mp.dps = 40
+    b_, c_, n_, d0 = (mpmath.mpf(x) for x in (b, c, n, delta0))
+    big_a = 2 * n_
+    big_b = -b_ - c_ + (2 * n_ - b_ + c_) * d0
+    big_c = -c_ * d0 * (1 - d0)
+    p21 = (mpmath.sqrt(big_b**2 - 4 * big_a * big_c) - big_b) / (2 * big_a)
+    z = (b_ - c_ - n_ * d0) / mpmath.sqrt(n_ * (2 * p21 + d0 * (1 - d0)))
+    return float(mpmath.ncdf(-z))
+
+
+def test_margin_and_bayes_reach_the_report(client: TestClient) -> None:
+    from mcnemar.bayes import bayes
+    from mcnemar.report import analyze
+    from mcnemar.table import PairedTable
+
+    body = dict(
+        DECISION_TABLE, margin=0.01, equivalence=True, confidence_level=0.9,
+        bayes={"rope": 0.0, "prior": 0.5}, include=["markdown"],
+    )
+    got = client.post("/api/v1/analyze", json=body).json()
+    table = PairedTable(**DECISION_TABLE)
+    posterior = bayes(table, rope=0.0, prior=0.5, credible_level=0.9)
+    report = analyze(table, names=("candidate", "baseline"), confidence_level=0.9, margin=0.01,
+                     equivalence=True, bayes=posterior)
+    expected = json.loads(json.dumps(report.to_dict()))
+    assert {k: got[k] for k in expected} == expected
+    # the export carries the blocks: the markdown is the library's, sections included
+    assert got["markdown"] == report.to_markdown()
+    assert "Against a margin of 1 point" in got["markdown"]
+    assert "How likely is a real gain" in got["markdown"]
+    # independent references: Tango's score test from its formula (mpmath) for both sides ...
+    b, c, n = 52, 47, 2000
+    ni, eq = got["noninferiority"], got["equivalence"]
+    assert ni["pvalue"] == pytest.approx(_tango_pvalue(b, c, n, -0.01), rel=1e-9)
+    upper = _tango_pvalue(c, b, n, -0.01)  # H0 delta >= margin is the mirror image
+    assert eq["pvalue_upper"] == pytest.approx(upper, rel=1e-9)
+    assert eq["pvalue"] == pytest.approx(max(ni["pvalue"], upper), rel=1e-9)
+    assert ni["noninferior"] is (ni["pvalue"] < 0.05)
+    # ... and, with rope 0, P(delta > 0) = I_{1/2}(c + k, b + k) exactly (theta ~ Beta(b+k, c+k))
+    import mpmath
+
+    k = mpmath.mpf("0.5")
+    closed = mpmath.betainc(c + k, b + k, 0, mpmath.mpf("0.5"), regularized=True)
+    assert got["bayes"]["prob_a_better"] == pytest.approx(float(closed), rel=1e-9)
+    assert got["bayes"]["prior"] == [0.5] * 4 and got["bayes"]["credible_level"] == 0.9
+    assert got["bayes"]["prob_equivalent"] == pytest.approx(0.0, abs=1e-12)
+
+
+def test_bayes_true_and_the_errors_framing(client: TestClient) -> None:
+    got = client.post("/api/v1/analyze", json=dict(DECISION_TABLE, bayes=True)).json()
+    assert got["bayes"]["rope"] == 0.005 and got["bayes"]["prior"] == [1.0] * 4
+    assert "noninferiority" not in got or got["noninferiority"] is None
+    errors = {"framing": "errors", "only_a_wrong": 47, "only_b_wrong": 52, "both_wrong": 101,
+              "both_right": 1800, "margin": 0.01, "bayes": False}
+    same = client.post("/api/v1/analyze", json=errors).json()
+    margin_only = client.post("/api/v1/analyze", json=dict(DECISION_TABLE, margin=0.01)).json()
+    assert same["noninferiority"] == margin_only["noninferiority"]
+    assert same.get("bayes") is None and same.get("equivalence") is None
+
+
+def test_the_unconditional_method_is_passed_through(client: TestClient) -> None:
+    from mcnemar.margin import noninferiority
+
+    table = {"a": 60, "b": 9, "c": 4, "d": 27}
+    got = client.post(
+        "/api/v1/analyze", json=dict(table, margin=0.05, margin_method="unconditional")
+    ).json()
+    expected = noninferiority([[60, 9], [4, 27]], 0.05, method="unconditional")
+    assert got["noninferiority"]["method"] == "unconditional"
+    assert got["noninferiority"]["pvalue"] == pytest.approx(float(expected.pvalue), rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "needle"),
+    [
+        ({"margin": 1}, "margin", "0.01 for 1 point"),
+        ({"margin": 0}, "margin", "between 0 and 1"),
+        ({"margin": "0.01"}, "margin", "'0.01'"),
+        ({"margin": True}, "margin", "True"),
+        ({"equivalence": True}, "equivalence", "needs a margin"),
+        ({"margin": 0.01, "equivalence": "yes"}, "equivalence", "'yes'"),
+        ({"margin": 0.01, "alpha": 0.6}, "alpha", "0.5"),
+        ({"margin": 0.01, "margin_method": "exact"}, "margin_method", "'exact'"),
+        ({"bayes": 1}, "bayes", '{"rope": 0.005, "prior": 1}'),
+        ({"bayes": {"rope": 1.5}}, "bayes.rope", "1.5"),
+        ({"bayes": {"rope": -0.01}}, "bayes.rope", "-0.01"),
+        ({"bayes": {"rope": "0.01"}}, "bayes.rope", "'0.01'"),
+        ({"bayes": {"prior": -1}}, "bayes.prior", "-1"),
+        ({"bayes": {"prior": [1, 2]}}, "bayes.prior", "four"),
+        ({"bayes": {"prior": [1, 1, "x", 1]}}, "bayes.prior", "'x'"),
+        ({"bayes": {"ropes": 0.01}}, "bayes.ropes", None),
+    ],
+)
+def test_bad_decision_options_are_a_422_naming_the_field(
+    client: TestClient, extra: dict[str, Any], field: str, needle: str | None
+) -> None:
+    error = assert_error(client.post("/api/v1/analyze", json=dict(DECISION_TABLE, **extra)),
+                         422, field)
+    if needle is not None:
+        assert needle in error["message"]
+
+
+@pytest.mark.parametrize("extra", [{"margin": 0.01}, {"bayes": True}])
+def test_decisions_need_the_number_of_items(client: TestClient, extra: dict[str, Any]) -> None:
+    field = next(iter(extra))
+    error = assert_error(client.post("/api/v1/analyze", json=dict(b=52, c=47, **extra)), 422,
+                         field)
+    assert "a (both right) and d (both wrong)" in error["message"]
+
+
+def test_the_unconditional_method_refuses_many_items_before_any_work(client: TestClient) -> None:
+    body = {"a": 4000, "b": 400, "c": 380, "d": 1000, "margin": 0.01,
+            "margin_method": "unconditional"}
+    error = assert_error(client.post("/api/v1/analyze", json=body), 422, "margin_method")
+    assert "5,000" in error["message"] and "5,780" in error["message"]
+
+
+def test_compare_takes_the_decision_options_as_form_fields(client: TestClient) -> None:
+    from mcnemar.bayes import bayes
+    from mcnemar.report import analyze
+    from mcnemar.table import PairedTable
+
+    form = {"margin": "0.05", "equivalence": "true", "bayes": "true", "rope": "0.01",
+            "prior": "1,2,2,1", "include": "markdown"}
+    response = client.post("/api/v1/compare", files=_files(), data=form)
+    assert response.status_code == 200, response.text
+    got = response.json()
+    cells = _count_cells(DATA / "candidate.csv", DATA / "baseline.csv")
+    table = PairedTable(**cells)
+    report = analyze(table, names=("candidate", "baseline"), margin=0.05, equivalence=True,
+                     bayes=bayes(table, rope=0.01, prior=(1, 2, 2, 1)))
+    expected = json.loads(json.dumps(report.to_dict()))
+    for key in ("noninferiority", "equivalence", "bayes"):
+        assert got[key] == expected[key]
+    assert "Against a margin" in got["markdown"]
+    # rope alone asks for the summary too; bayes=false with a rope is a contradiction
+    alone = client.post("/api/v1/compare", files=_files(), data={"rope": "0.02"}).json()
+    assert alone["bayes"]["rope"] == 0.02
+    assert_error(client.post("/api/v1/compare", files=_files(),
+                             data={"bayes": "false", "rope": "0.02"}), 422, "rope")
+
+
+@pytest.mark.parametrize(
+    ("form", "field"),
+    [
+        ({"margin": "abc"}, "margin"),
+        ({"margin": "1"}, "margin"),
+        ({"equivalence": "true"}, "equivalence"),
+        ({"margin": "0.01", "alpha": "0.5"}, "alpha"),
+        ({"bayes": "true", "rope": "2"}, "rope"),
+        ({"bayes": "true", "prior": "0"}, "prior"),
+        ({"bayes": "maybe"}, "bayes"),
+    ],
+)
+def test_compare_decision_errors_name_the_form_field(
+    client: TestClient, form: dict[str, str], field: str
+) -> None:
+    assert_error(client.post("/api/v1/compare", files=_files(), data=form), 422, field)
+
+
+# ----------------------------------------------------------------------------- hints
+
+
+@pytest.mark.parametrize(
+    ("field", "bad"),
+    [
+        ("alpha", "x"), ("alpha", 2), ("alpha", 0), ("alpha", True),
+        ("confidence_level", "x"), ("confidence_level", 95), ("confidence_level", -1),
+    ],
+)
+def test_each_hint_is_a_valid_example_for_its_field(
+    client: TestClient, field: str, bad: Any
+) -> None:
+    """An error's "e.g." is a value the field accepts and that means what the hint says
+    (alpha e.g. 0.05, confidence_level e.g. 0.95), in the JSON API and the upload form."""
+    error = assert_error(client.post("/api/v1/analyze", json=dict(EXAMPLE, **{field: bad})),
+                         422, field)
+    form_error = assert_error(
+        client.post("/api/v1/compare", files=_files(), data={field: str(bad)}), 422, field
+    )
+    typical = {"alpha": "0.05", "confidence_level": "0.95"}[field]
+    for message in (error["message"], form_error["message"]):
+        hints = re.findall(r"e\.g\. ([0-9.]+)(?: for ([0-9.]+)%)?", message)
+        assert hints, message
+        for example, percent in hints:
+            assert example == typical
+            if percent:
+                assert float(percent) == pytest.approx(100 * float(example))
+            ok = client.post("/api/v1/analyze", json=dict(EXAMPLE, **{field: float(example)}))
+            assert ok.status_code == 200
+            assert ok.json()[field] == float(example)

@@ -61,6 +61,7 @@ from starlette.requests import ClientDisconnect
 from mcnemar.errors import McNemarError
 from mcnemar.web.models import (
     AnalyzeRequest,
+    BayesOptions,
     CompareOptions,
     ErrorResponse,
     ErrorsFramingRequest,
@@ -193,7 +194,8 @@ _FIELD_ORDER = {
     name: i
     for i, name in enumerate(
         ("None", "framing", *_PASSES_FIELDS, "only_a_wrong", "only_b_wrong", "both_wrong",
-         "both_right", "name_a", "name_b", "alternative", "confidence_level", "alpha", "include")
+         "both_right", "name_a", "name_b", "alternative", "confidence_level", "alpha",
+         "margin", "equivalence", "margin_method", "bayes", "include")
     )
 }
 
@@ -206,7 +208,8 @@ def _short(value: Any) -> str:
 def _describe(err: dict[str, Any]) -> dict[str, Any]:
     """One pydantic error as ``{"field", "message", "type"}`` with a sentence a person reads."""
     kind = str(err.get("type", "invalid"))
-    field = _loc_to_field(err.get("loc", ()))
+    # A check across fields (made on the whole request) names its field in the context.
+    field = _loc_to_field(err.get("loc", ())) or (err.get("ctx") or {}).get("field")
     msg = str(err.get("msg", "invalid value"))
     value = err.get("input")
     if kind == "json_invalid":
@@ -270,6 +273,9 @@ def _describe(err: dict[str, Any]) -> dict[str, Any]:
         message = f"{field} must be one of {expected}; got {_short(value)}"
     elif kind.startswith(("count_", "level_", "number_")):
         message = f"{field} {msg}"
+    elif kind == "mcnemar":
+        # The library's own check: its message names the argument and echoes the value.
+        message = msg
     elif kind in {"string_too_short", "string_too_long", "string_type"}:
         message = f"{field} must be a text of 1 to 80 characters; got {_short(value)}"
     elif kind in {"list_type", "too_long", "too_short"}:
@@ -302,6 +308,11 @@ def _validation_response(errors: Iterable[dict[str, Any]]) -> JSONResponse:
 
 
 _REQUEST_FIELDS = (
+    "margin_method",
+    "margin",
+    "equivalence",
+    "rope",
+    "prior",
     "only_a_wrong",
     "only_b_wrong",
     "both_right",
@@ -426,6 +437,20 @@ def _analyze(table: Any, options: Any, alignment: Any = None) -> Any:
     }
     if alignment is not None:
         kwargs["alignment"] = alignment
+    if options.margin is not None:
+        kwargs["margin"] = options.margin
+        kwargs["equivalence"] = options.equivalence
+        kwargs["margin_method"] = options.margin_method
+    if isinstance(options.bayes, BayesOptions):
+        from mcnemar.bayes import bayes
+
+        # The credible interval at the report's confidence level, as analyze(bayes=True) does.
+        kwargs["bayes"] = bayes(
+            table,
+            rope=options.bayes.rope,
+            prior=options.bayes.prior,
+            credible_level=options.confidence_level,
+        )
     return analyze(table, **kwargs)
 
 
@@ -1006,6 +1031,34 @@ def create_app(
                                 "enum": ["distribution", "markdown", "text"],
                             },
                         },
+                        "margin": {
+                            "type": "number",
+                            "description": "Non-inferiority margin, a proportion (0.01 = 1 "
+                            "accuracy point); as in /api/v1/analyze.",
+                        },
+                        "equivalence": {"type": "boolean", "default": False},
+                        "margin_method": {
+                            "type": "string",
+                            "enum": ["score", "unconditional"],
+                            "default": "score",
+                        },
+                        "bayes": {
+                            "type": "boolean",
+                            "default": False,
+                            "description": "Add the Bayesian summary (with rope and prior).",
+                        },
+                        "rope": {
+                            "type": "number",
+                            "default": 0.005,
+                            "description": "With bayes: half-width of the region of "
+                            "practical equivalence, a proportion.",
+                        },
+                        "prior": {
+                            "type": "string",
+                            "default": "1",
+                            "description": "With bayes: Dirichlet pseudo-count k, or four "
+                            "numbers a,b,c,d separated by commas.",
+                        },
                     },
                 }
             }
@@ -1226,20 +1279,42 @@ class _GuardFactory(_Guard):
 
 def _parse_options(fields: dict[str, list[str]]) -> CompareOptions:
     data: dict[str, Any] = {}
+    bayes: dict[str, Any] = {}
     for name, values in fields.items():
-        if name == "include":
+        if name in ("rope", "prior"):
+            # The form's flat fields of the Bayesian summary (JSON: "bayes": {"rope", "prior"}).
+            value: Any = values[-1].strip()
+            if name == "rope":
+                try:
+                    value = float(value)  # a numeral; anything else is refused by the check
+                except ValueError:
+                    pass
+            if value != "":
+                bayes[name] = value
+        elif name == "include":
             items: list[str] = []
             for v in values:
                 items.extend(s.strip() for s in v.split(",") if s.strip())
             data[name] = items
         else:
             data[name] = values[-1]
+    if bayes:
+        if data.get("bayes", "true").strip().lower() not in ("true", "1", "on", "yes"):
+            raise ApiError(
+                422,
+                f"{' and '.join(sorted(bayes))} belong to the Bayesian summary: add bayes=true",
+                field=sorted(bayes)[0],
+            )
+        data["bayes"] = bayes
     try:
         return CompareOptions.model_validate(data)
     except ValidationError as exc:
         details = [_describe(dict(e)) for e in exc.errors()]
         first = details[0]
-        raise ApiError(422, first["message"], field=first["field"], type=first["type"]) from exc
+        field = first["field"]
+        if field and field.startswith("bayes."):
+            field = field[len("bayes."):]  # the form's own field name: rope, prior
+        raise ApiError(422, first["message"], field=field, type=first["type"]) from exc
 
 
 def _public_message(message: str, upload: Any, workdir: Path) -> str:

@@ -22,6 +22,7 @@ from pydantic import (
     ConfigDict,
     Discriminator,
     Field,
+    StrictBool,
     StringConstraints,
     Tag,
     field_validator,
@@ -34,6 +35,7 @@ from mcnemar.table import _MAX_COUNT as _LIBRARY_MAX_COUNT
 __all__ = [
     "MAX_COUNT",
     "AnalyzeRequest",
+    "BayesOptions",
     "CompareOptions",
     "Distribution",
     "ErrorBody",
@@ -82,18 +84,29 @@ def _whole_count(value: Any) -> Any:
     return value
 
 
-def _open_unit_interval(value: Any) -> Any:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _fail(
-            "level_type",
-            f"must be a number strictly between 0 and 1 (e.g. 0.95); got {_echo(value)}",
-        )
-    if not (math.isfinite(value) and 0 < value < 1):
-        raise _fail(
-            "level_range",
-            f"must be strictly between 0 and 1 (e.g. 0.95 for 95%); got {_echo(value)}",
-        )
-    return float(value)
+def _open_unit_interval(example: str, meaning: str) -> Any:
+    """A check of a level strictly between 0 and 1 whose hint is a valid example of the field
+    it checks ("e.g. 0.05" for alpha, "e.g. 0.95" for a confidence level)."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise _fail(
+                "level_type",
+                f"must be a number strictly between 0 and 1 (e.g. {example}); got {_echo(value)}",
+            )
+        if not (math.isfinite(value) and 0 < value < 1):
+            raise _fail(
+                "level_range",
+                f"must be strictly between 0 and 1 (e.g. {example} for {meaning}); "
+                f"got {_echo(value)}",
+            )
+        return float(value)
+
+    return check
+
+
+_confidence_level = _open_unit_interval("0.95", "95%")
+_alpha = _open_unit_interval("0.05", "5%")
 
 
 Count = Annotated[
@@ -101,8 +114,149 @@ Count = Annotated[
     BeforeValidator(_whole_count),
     Field(ge=0, le=MAX_COUNT, description="A count of items (a whole number >= 0)."),
 ]
-Level = Annotated[float, BeforeValidator(_open_unit_interval), Field(gt=0, lt=1)]
+Level = Annotated[float, BeforeValidator(_confidence_level), Field(gt=0, lt=1)]
+Alpha = Annotated[float, BeforeValidator(_alpha), Field(gt=0, lt=1)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
+
+
+def _library_check(kind: str, check: Any, *args: Any) -> Any:
+    """Run one of the library's own argument checks; its message becomes the field's error."""
+    from mcnemar.errors import McNemarError
+
+    try:
+        return check(*args)
+    except McNemarError as exc:
+        raise _fail(kind, str(exc)) from None
+
+
+def _margin(value: Any) -> Any:
+    if value is None:
+        return None
+    from mcnemar.margin import _check_margin
+
+    return _library_check("mcnemar", _check_margin, value)
+
+
+def _rope(value: Any) -> Any:
+    from mcnemar.bayes import _check_unit
+
+    return _library_check("mcnemar", _check_unit, "rope", value, False)
+
+
+def _prior(value: Any) -> Any:
+    from mcnemar.bayes import _check_prior
+
+    if isinstance(value, str):
+        # A form field: "1" or four numbers "1,1,1,1" (for a, b, c, d).
+        parts = [x.strip() for x in value.split(",")]
+        try:
+            numbers = [float(x) for x in parts]
+        except ValueError:
+            raise _fail(
+                "mcnemar", f"prior must be a number k > 0 or four numbers; got {_echo(value)}"
+            ) from None
+        value = numbers[0] if len(numbers) == 1 else numbers
+    if isinstance(value, list | tuple) and any(
+        isinstance(x, bool) or not isinstance(x, int | float) for x in value
+    ):
+        raise _fail(
+            "mcnemar", f"prior values must be numbers (for a, b, c, d); got {_echo(value)}"
+        )
+    k = _library_check("mcnemar", _check_prior, value)
+    return k[0] if len(set(k)) == 1 else list(k)
+
+
+Margin = Annotated[float | None, BeforeValidator(_margin)]
+MarginMethod = Literal["score", "unconditional"]
+
+
+class BayesOptions(BaseModel):
+    """The Bayesian summary (:func:`mcnemar.bayes.bayes`): posterior probabilities that A is
+    better, practically equivalent or worse, with a region of practical equivalence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rope: Annotated[float, BeforeValidator(_rope)] = Field(
+        0.005,
+        description="Half-width of the region of practical equivalence, a proportion in "
+        "[0, 1) (0.005 = half an accuracy point).",
+    )
+    prior: Annotated[float | list[float], BeforeValidator(_prior)] = Field(
+        1.0,
+        description="Dirichlet pseudo-counts: k > 0 for every cell (1 = uniform), or four "
+        "numbers for a, b, c, d.",
+    )
+
+
+def _bayes_option(value: Any) -> Any:
+    # true asks for the defaults; false and null for nothing; anything else must be an object.
+    if value is True:
+        return {}
+    if value is False or value is None:
+        return None
+    if isinstance(value, dict | BayesOptions):
+        return value
+    raise _fail(
+        "mcnemar",
+        'bayes must be true, false or an object such as {"rope": 0.005, "prior": 1}; got '
+        + _echo(value),
+    )
+
+
+Bayes = Annotated[
+    BayesOptions | None,
+    BeforeValidator(_bayes_option, json_schema_input_type=BayesOptions | bool | None),
+]
+
+
+def _check_decisions(options: Any, known_n: int | None) -> None:
+    """Checks across fields (the library's own), each naming the field to fix.
+
+    ``known_n`` is the number of items, or None when a and d were not given (or are not known
+    yet, for an upload).
+    """
+    if options.margin is None:
+        if options.equivalence:
+            raise _field_error(
+                "equivalence",
+                "equivalence needs a margin (e.g. margin 0.01 for 1 point): equivalence is "
+                "|difference| < margin",
+            )
+    else:
+        from mcnemar.margin import MAX_ITEMS_UNCONDITIONAL, _check_alpha
+
+        try:
+            _check_alpha(options.alpha)
+        except Exception as exc:
+            raise _field_error("alpha", f"with a margin, {exc}") from None
+        if known_n is None and options.a_d_missing:
+            raise _field_error(
+                "margin",
+                "a margin is a difference in accuracy, (b - c)/N, which needs N: give a "
+                "(both right) and d (both wrong) as well as b and c",
+            )
+        if (
+            options.margin_method == "unconditional"
+            and known_n is not None
+            and known_n > MAX_ITEMS_UNCONDITIONAL
+        ):
+            raise _field_error(
+                "margin_method",
+                f"the exact unconditional test with a margin is limited to N <= "
+                f"{MAX_ITEMS_UNCONDITIONAL:,} items (got {known_n:,}); at this size the score "
+                "test agrees closely: use margin_method 'score'",
+            )
+    if options.bayes is not None and known_n is None and options.a_d_missing:
+        raise _field_error(
+            "bayes",
+            "the Bayesian summary needs all four cells (the difference (b - c)/N needs N): "
+            "give a (both right) and d (both wrong) as well as b and c",
+        )
+
+
+def _field_error(field: str, message: str) -> PydanticCustomError:
+    # A check across fields runs on the whole request; the context names the field to fix.
+    return PydanticCustomError("mcnemar", message, {"field": field})
 
 
 class _Options(BaseModel):
@@ -121,7 +275,30 @@ class _Options(BaseModel):
         description='"greater": A\'s accuracy is higher; "less": A\'s accuracy is lower.',
     )
     confidence_level: Level = Field(0.95, description="Confidence level of the intervals.")
-    alpha: Level = Field(0.05, description="Significance level of the conclusion.")
+    alpha: Alpha = Field(0.05, description="Significance level of the conclusion.")
+    margin: Margin = Field(
+        None,
+        description="Non-inferiority margin, a proportion in (0, 1) (0.01 = 1 accuracy point): "
+        "adds the test that A is not worse than B by the margin or more (the report's "
+        '"noninferiority" block). Needs a and d; alpha < 0.5.',
+    )
+    equivalence: StrictBool = Field(
+        False,
+        description='With margin: also test equivalence, |difference| < margin ("equivalence").',
+    )
+    margin_method: MarginMethod = Field(
+        "score",
+        description='With margin: "score" (Tango) or "unconditional" (exact, N <= 5,000).',
+    )
+    bayes: Bayes = Field(
+        None,
+        description="The Bayesian summary (the report's \"bayes\" block): true for the "
+        'defaults, or {"rope": 0.005, "prior": 1}. Needs a and d.',
+    )
+
+    @property
+    def a_d_missing(self) -> bool:
+        return False
 
 
 class _Extras(BaseModel):
@@ -163,7 +340,13 @@ class PassesFramingRequest(_Options, _Extras):
     @model_validator(mode="after")
     def _total(self) -> PassesFramingRequest:
         _check_total(self.a, self.b, self.c, self.d)
+        known = None if self.a is None or self.d is None else self.a + self.b + self.c + self.d
+        _check_decisions(self, known)
         return self
+
+    @property
+    def a_d_missing(self) -> bool:
+        return self.a is None or self.d is None
 
 
 class ErrorsFramingRequest(_Options, _Extras):
@@ -181,8 +364,17 @@ class ErrorsFramingRequest(_Options, _Extras):
 
     @model_validator(mode="after")
     def _total(self) -> ErrorsFramingRequest:
-        _check_total(self.both_right, self.only_a_wrong, self.only_b_wrong, self.both_wrong)
+        cells = (self.both_right, self.only_a_wrong, self.only_b_wrong, self.both_wrong)
+        _check_total(*cells)
+        known = None if self.both_right is None or self.both_wrong is None else sum(
+            x for x in cells if x is not None
+        )
+        _check_decisions(self, known)
         return self
+
+    @property
+    def a_d_missing(self) -> bool:
+        return self.both_right is None or self.both_wrong is None
 
 
 def _framing_of(value: Any) -> str:
@@ -201,17 +393,21 @@ AnalyzeRequest = Annotated[
 ]
 
 
-def _form_level(value: Any) -> Any:
+def _form_level(check: Any) -> Any:
     # Form fields arrive as text; turn numerals into numbers and let the common check speak.
-    if isinstance(value, str):
-        try:
-            value = float(value)
-        except ValueError:
-            pass
-    return _open_unit_interval(value)
+    def parse(value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value = float(value)
+            except ValueError:
+                pass
+        return check(value)
+
+    return parse
 
 
-FormLevel = Annotated[float, BeforeValidator(_form_level), Field(gt=0, lt=1)]
+FormLevel = Annotated[float, BeforeValidator(_form_level(_confidence_level)), Field(gt=0, lt=1)]
+FormAlpha = Annotated[float, BeforeValidator(_form_level(_alpha)), Field(gt=0, lt=1)]
 
 
 def _form_number(value: Any) -> Any:
@@ -229,6 +425,17 @@ def _form_number(value: Any) -> Any:
 FormNumber = Annotated[float, BeforeValidator(_form_number)]
 
 
+def _form_bayes(value: Any) -> Any:
+    # The form's bayes=true|false; rope and prior arrive already gathered into an object.
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in ("true", "1", "on", "yes"):
+            return {}
+        if text in ("false", "0", "off", "no", ""):
+            return None
+    return _bayes_option(value)
+
+
 class CompareOptions(BaseModel):
     """The text fields of a ``POST /api/v1/compare`` upload (validated like the JSON API)."""
 
@@ -238,7 +445,7 @@ class CompareOptions(BaseModel):
     name_b: Name = "baseline"
     alternative: Alternative = "two-sided"
     confidence_level: FormLevel = 0.95
-    alpha: FormLevel = 0.05
+    alpha: FormAlpha = 0.05
     format_a: Annotated[str, StringConstraints(max_length=40)] = "auto"
     format_b: Annotated[str, StringConstraints(max_length=40)] = "auto"
     on_missing: Literal["error", "intersect"] = "error"
@@ -248,12 +455,28 @@ class CompareOptions(BaseModel):
     allow_different_tasks: bool = False
     allow_different_scorers: bool = False
     include: list[Include] = Field(default_factory=list, max_length=3)
+    margin: Annotated[float | None, BeforeValidator(_margin), BeforeValidator(_form_number)] = None
+    equivalence: bool = False
+    margin_method: MarginMethod = "score"
+    # The form's flat fields bayes, rope and prior arrive here as one object (_parse_options).
+    bayes: Annotated[BayesOptions | None, BeforeValidator(_form_bayes)] = None
 
-    @field_validator("threshold", "reduce", mode="before")
+    @field_validator("threshold", "reduce", "margin", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         # An empty form field means "not given".
         return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _decisions(self) -> CompareOptions:
+        # The number of items is known only once the files are aligned (the library checks
+        # the rest then).
+        _check_decisions(self, None)
+        return self
+
+    @property
+    def a_d_missing(self) -> bool:
+        return False
 
 
 class ErrorDetail(BaseModel):
@@ -346,6 +569,13 @@ class ReportResponse(BaseModel):
     conclusion: _Conclusion
     assumptions: list[str]
     warnings: list[Any]
+    noninferiority: dict[str, Any] | None = Field(
+        None, description="Only with margin: the test that A is not worse by the margin."
+    )
+    equivalence: dict[str, Any] | None = Field(
+        None, description="Only with margin and equivalence: |difference| < margin."
+    )
+    bayes: dict[str, Any] | None = Field(None, description="Only with bayes: the posterior.")
     distribution: Distribution | None = Field(None, description='Only with "distribution".')
     markdown: str | None = Field(None, description='Only with include "markdown".')
     text: str | None = Field(None, description='Only with include "text".')
