@@ -367,3 +367,15 @@ def test_summary_words_follow_the_numbers() -> None:
     assert f"e-value is 10^{huge.log10_evalue:.1f}" in str(huge)
     assert huge.to_dict()["evalue"] is None  # beyond a double: null, with log10 given
     assert "after item 11" in str(huge) and huge.stopped_at == 11
+
+
+def test_stopping_time_takes_a_difference_and_a_discordance() -> None:
+    a = stopping_time(difference=0.02, discordance=0.1, max_discordant=3000)
+    b = stopping_time(0.06, 0.04, max_discordant=3000)
+    assert (a.p10, a.p01) == (b.p10, b.p01) and a.quantiles == b.quantiles
+    with pytest.raises(McNemarError, match="not both"):
+        stopping_time(0.06, 0.04, difference=0.02, discordance=0.1)
+    with pytest.raises(McNemarError, match="go together"):
+        stopping_time(difference=0.02)
+    with pytest.raises(McNemarError, match="give p10 and p01"):
+        stopping_time()

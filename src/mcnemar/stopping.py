@@ -121,9 +121,11 @@ class StoppingTimeResult:
 
 
 def stopping_time(
-    p10: float,
-    p01: float,
+    p10: float | None = None,
+    p01: float | None = None,
     *,
+    difference: float | None = None,
+    discordance: float | None = None,
     alpha: float = 0.05,
     alternative: str = "two-sided",
     prior: Any = None,
@@ -147,8 +149,11 @@ def stopping_time(
     ----------
     p10, p01 : float
         Probability per item that A is right and B wrong, and the reverse.
+    difference, discordance : float, optional
+        Instead of ``p10, p01``: accuracy(A) - accuracy(B) and ``p10 + p01``
+        (:func:`mcnemar.planning.discordant_probabilities`).
     alpha, alternative, prior
-        As for :func:`sequential`.
+        As for :func:`mcnemar.sequential.sequential`.
     power : float
         Target power of the fixed-n exact test shown alongside (``fixed_n``).
     quantiles : tuple of float
@@ -165,9 +170,19 @@ def stopping_time(
     >>> r = stopping_time(0.15, 0.05)
     >>> round(r.expected_items), r.quantiles[0.5], r.quantiles[0.8], r.fixed_n
     (177, 156, 248, 168)
+    >>> stopping_time(difference=0.10, discordance=0.20).expected_items == r.expected_items
+    True
     """
-    from mcnemar.planning import sample_size
+    from mcnemar.planning import discordant_probabilities, sample_size
 
+    if difference is not None or discordance is not None:
+        if p10 is not None or p01 is not None:
+            raise McNemarError("give p10 and p01, or difference and discordance, not both")
+        if difference is None or discordance is None:
+            raise McNemarError("difference and discordance go together; give both")
+        p10, p01 = discordant_probabilities(difference, discordance)
+    if p10 is None or p01 is None:
+        raise McNemarError("give p10 and p01 (or difference and discordance)")
     alpha = _check_alpha(alpha)
     alt = _check_alternative(alternative)
     pr = _check_prior(prior)
