@@ -1011,3 +1011,109 @@ def _inspect_log(path: Path, task: str, epochs: int = 1) -> Path:
            "results": {"total_samples": len(samples)}, "samples": samples}
     path.write_text(json.dumps(doc))
     return path
+
+
+# ----------------------------------------------------------------------------- beyond
+# significance: a margin (non-inferiority, equivalence) and the Bayesian summary on the page
+
+_NUMBER = re.compile(r"[+\-−]?\d+(?:\.\d+)?")
+
+
+def _numbers(shown: str) -> list[float]:
+    return [float(x.replace("−", "-")) for x in _NUMBER.findall(shown.replace(",", ""))]
+
+
+def _agrees(shown: str, value: float, scale: float = 1.0) -> bool:
+    """``shown`` is ``value * scale`` to the digits it prints (half a unit in its last place)."""
+    (number,) = _numbers(shown)
+    text = _NUMBER.search(shown.replace(",", ""))
+    assert text is not None
+    decimals = len(text.group(0).split(".")[1]) if "." in text.group(0) else 0
+    return abs(number - value * scale) <= 0.5 * 10.0**-decimals * (1 + 1e-9)
+
+
+def _pair_agrees(shown: str, low: float, high: float) -> bool:
+    """An interval shown in points is [100 low, 100 high] to the digits it prints."""
+    parts = _NUMBER.findall(shown.replace(",", ""))
+    assert len(parts) == 2, shown
+    return _agrees(parts[0], low, 100) and _agrees(parts[1], high, 100)
+
+
+def test_margin_and_bayes_on_a_phone(phone: Page, server: str) -> None:
+    page = phone.page
+    cells = {"a": 1800, "b": 52, "c": 47, "d": 101}
+    page.goto(server + query(**cells, name_a=NAME_A, name_b=NAME_B))
+    wait_settled(page)
+    assert page.locator("#margin-card").is_hidden() and page.locator("#bayes-card").is_hidden()
+    assert page.is_disabled("#equivalence") and page.is_disabled("#prior")
+
+    page.fill("#margin", "1")
+    page.check("#equivalence")
+    page.fill("#rope", "0.5")
+    wait_settled(page)
+    params = parse_qs(urlsplit(page.url).query)
+    assert params["margin"] == ["1"] and params["equivalence"] == ["1"]
+    assert params["rope"] == ["0.5"]
+
+    got = api(server, dict(cells, name_a=NAME_A, name_b=NAME_B, margin=0.01, equivalence=True,
+                           bayes={"rope": 0.005}, include=["markdown"]))
+    ni, eq, bayes = got["noninferiority"], got["equivalence"], got["bayes"]
+    assert text(page, "#conclusion") == got["conclusion"]["text"]
+    # the margin: badges from the booleans, sentences and numbers from the report
+    assert text(page, "#margin-heading") == "Against a margin of 1 point"
+    assert text(page, "#ni-badge") == ("Non-inferior" if ni["noninferior"] else
+                                       "Non-inferiority not shown")
+    assert text(page, "#ni-text") == ni["text"]
+    assert _agrees(text(page, "#ni-numbers [data-key=pvalue]"), ni["pvalue"])
+    assert _agrees(text(page, "#ni-numbers [data-key=statistic]"), ni["statistic"])
+    shown = text(page, "#ni-numbers [data-key=confidence_interval]")
+    ci = ni["confidence_interval"]
+    assert _pair_agrees(shown, ci["low"], ci["high"]), (shown, ci)
+    # read against the margin with the report's own digits: [-0.58, +1.08] for 1 point
+    assert shown.replace("−", "-") in ni["text"] + got["conclusion"]["text"], shown
+    assert text(page, "#eq-badge") == ("Equivalent" if eq["equivalent"] else
+                                       "Equivalence not shown")
+    assert text(page, "#eq-text") == eq["text"]
+    for key in ("pvalue", "pvalue_lower", "pvalue_upper"):
+        assert _agrees(text(page, f"#eq-numbers [data-key={key}]"), eq[key]), key
+    # the Bayesian summary: three probabilities, the median and the credible interval
+    for key in ("prob_a_better", "prob_equivalent", "prob_b_better"):
+        shown = text(page, f"#bayes-table tr[data-key={key}] td.num")
+        assert _agrees(shown, bayes[key]), (key, shown, bayes[key])
+    total = sum(bayes[k] for k in ("prob_a_better", "prob_equivalent", "prob_b_better"))
+    assert total == pytest.approx(1.0, abs=1e-9)
+    assert "by more than 0.5 points" in text(page, "#bayes-table tr[data-key=prob_a_better]")
+    assert _agrees(text(page, "#bayes-median [data-key=median]"), bayes["median"], 100)
+    shown = text(page, "#bayes-median [data-key=credible_interval]")
+    ci = bayes["credible_interval"]
+    assert _pair_agrees(shown, ci["low"], ci["high"]), (shown, ci)
+
+    assert_no_sideways_scroll(page, "margin and Bayesian summary")
+    page.screenshot(path=str(ARTIFACTS / "web-phone-decisions.png"), full_page=True)
+    for card in ("margin-card", "bayes-card"):
+        page.locator(f"#{card}").screenshot(path=str(ARTIFACTS / f"web-phone-{card}.png"))
+
+    # the exports hold the blocks: the markdown is the API's, sections included
+    page.click("#copy-markdown")
+    page.wait_for_function("() => document.getElementById('action-status').textContent !== ''")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == got["markdown"] and "How likely is a real gain" in copied
+
+    # the link reproduces it all
+    page.reload()
+    wait_settled(page)
+    assert page.input_value("#margin") == "1" and page.is_checked("#equivalence")
+    assert page.input_value("#rope") == "0.5"
+    assert text(page, "#ni-text") == ni["text"]
+
+    # a margin that is not a number of points is marked on the page, and nothing is exported
+    page.fill("#margin", "150")
+    page.wait_for_selector("#margin-error:not([hidden])")
+    assert "points" in text(page, "#margin-error") and "150" in text(page, "#margin-error")
+    assert _export_buttons_off(page)
+    # the API's own checks reach the page's controls too (alpha of 0.5 or more with a margin)
+    page.fill("#margin", "1")
+    page.fill("#alpha", "0.6")
+    page.wait_for_selector("#alpha-error:not([hidden])")
+    assert "0.5" in text(page, "#alpha-error")
+    assert_no_sideways_scroll(page, "decision errors")

@@ -16,7 +16,12 @@
   const UPLOAD_FIELDS = ["file_a", "file_b", "on_missing", "threshold", "reduce",
     "allow_different_tasks", "allow_different_scorers"];
   const PAIRING_FIELDS = UPLOAD_FIELDS.slice(2);
-  const FORM_FIELDS = COUNT_FIELDS.passes.concat(COUNT_FIELDS.errors, OPTION_FIELDS);
+  /* The decisions beyond significance: a margin and a range of practical equality, both in
+     accuracy points on the page (the API takes proportions), and their companions. */
+  const DECISION_FIELDS = ["margin", "margin_method", "equivalence", "rope", "prior"];
+  /* Where the API's name of a field differs from the page's control. */
+  const FIELD_CONTROLS = { "bayes.rope": "rope", "bayes.prior": "prior", "bayes": "rope" };
+  const FORM_FIELDS = COUNT_FIELDS.passes.concat(COUNT_FIELDS.errors, OPTION_FIELDS, DECISION_FIELDS);
   const ALL_FIELDS = FORM_FIELDS.concat(UPLOAD_FIELDS);
   const DEBOUNCE_MS = 180;
 
@@ -210,6 +215,12 @@
       const v = $(id).value.trim();
       if (v !== "" && v !== DEFAULTS[id]) params.set(id, v);
     }
+    for (const id of ["margin", "rope", "prior"]) {
+      const v = $(id).value.trim();
+      if (v !== "") params.set(id, v);
+    }
+    if ($("margin_method").value !== "score") params.set("margin_method", $("margin_method").value);
+    if ($("equivalence").checked) params.set("equivalence", "1");
     return params.toString();
   }
 
@@ -231,8 +242,62 @@
         $(id).value = v === null ? "" : v;
       }
     }
+    for (const id of ["margin", "rope", "prior"]) $(id).value = params.get(id) || "";
+    $("margin_method").value = params.get("margin_method") === "unconditional" ? "unconditional" : "score";
+    $("equivalence").checked = ["1", "true"].includes(params.get("equivalence"));
     showFraming();
     showNames();
+    showDecisions();
+  }
+
+  /* The companions of the margin and of the range are used only with them. */
+  function showDecisions() {
+    const noMargin = $("margin").value.trim() === "";
+    $("margin_method").disabled = noMargin;
+    $("equivalence").disabled = noMargin;
+    $("prior").disabled = $("rope").value.trim() === "";
+  }
+
+  /* A number of points as the proportion the API takes, by moving the decimal point (so that
+     0.7 points is exactly the double nearest 0.007, not 0.7 / 100). */
+  function fromPoints(text) {
+    const m = /^([+-]?(?:\d+\.?\d*|\.\d+))(?:e([+-]?\d+))?$/i.exec(text);
+    if (!m) return text;
+    return Number(m[1] + "e" + (parseInt(m[2] || "0", 10) - 2));
+  }
+
+  /* A margin or a range given to the API, in points again for the reader. */
+  function inPoints(x) {
+    return fmtNum(Number((x * 100).toPrecision(12)));
+  }
+
+  function pointsWord(text) { return text + (text === "1" ? " point" : " points"); }
+
+  /* What the page checks itself: the margin and the range are typed in points, so their
+     messages speak of points (the API, taking proportions, would speak of those). */
+  function checkDecisions() {
+    const errors = [];
+    const margin = $("margin").value.trim();
+    if (margin !== "") {
+      const v = NUMBER_RE.test(margin) ? Number(margin) : NaN;
+      if (!(v > 0 && v < 100)) {
+        errors.push({ field: "margin", message: "The margin is a number of accuracy points above 0 and below 100, e.g. 1 for one point; got " + margin });
+      }
+    }
+    const rope = $("rope").value.trim();
+    if (rope !== "") {
+      const v = NUMBER_RE.test(rope) ? Number(rope) : NaN;
+      if (!(v >= 0 && v < 100)) {
+        errors.push({ field: "rope", message: "The range of practical equality is a number of accuracy points, at least 0 and below 100, e.g. 0.5; got " + rope });
+      }
+    }
+    return errors;
+  }
+
+  /* The prior as the API takes it: one number k, or four separated by commas. */
+  function priorValue(text) {
+    const parts = text.split(",").map((x) => x.trim());
+    return parts.length === 1 ? typed(parts[0]) : parts.map(typed);
   }
 
   /* ------------------------------------------------------------------ request */
@@ -314,6 +379,9 @@
       both_wrong: "both wrong", both_right: "both right",
       alternative: "the alternative", confidence_level: "the confidence level",
       alpha: "the significance level α",
+      margin: "the margin", margin_method: "the test against the margin",
+      equivalence: "the equivalence test", rope: "the range of practical equality",
+      prior: "the prior",
       example: "the counts (by picking an example)",
     }[id] || "the inputs";
   }
@@ -336,6 +404,18 @@
     for (const id of ["confidence_level", "alpha"]) {
       const v = $(id).value.trim();
       if (v !== "") body[id] = typed(v);
+    }
+    const margin = $("margin").value.trim();
+    if (margin !== "") {
+      body.margin = fromPoints(margin);
+      body.equivalence = $("equivalence").checked;
+      body.margin_method = $("margin_method").value;
+    }
+    const rope = $("rope").value.trim();
+    if (rope !== "") {
+      body.bayes = { rope: fromPoints(rope) };
+      const prior = $("prior").value.trim();
+      if (prior !== "") body.bayes.prior = priorValue(prior);
     }
     body.include = ["distribution", "markdown"];
     return body;
@@ -384,6 +464,12 @@
         message: "The counts add up to " + local.total.toLocaleString("en-US") + " items, more than " +
           MAX_COUNT_TEXT + ", the largest number of items the calculator handles exactly.",
       });
+      return;
+    }
+    const decisions = checkDecisions();
+    if (decisions.length) {
+      withdraw();
+      showError({ status: 422, message: decisions[0].message, field: decisions[0].field, errors: decisions });
       return;
     }
     const pair = PAIRED[f].map((id) => $(id).value.trim() !== "");
@@ -478,7 +564,7 @@
     clearFieldErrors(scope);
     let marked = false;
     for (const item of error.errors && error.errors.length ? error.errors : [error]) {
-      const field = item.field;
+      const field = FIELD_CONTROLS[item.field] || item.field;
       if (!field) continue;
       const input = $(field);
       const msg = $(field + "-error");
@@ -544,6 +630,8 @@
     renderUnpaired(report.unpaired);
     renderPower(report.power, t);
     renderAlignment(report.alignment, names);
+    renderMargin(report);
+    renderBayes(report, names);
 
     const warnings = $("warnings");
     clear(warnings);
@@ -735,6 +823,115 @@
       ? asText(power)
       : "Smallest difference detectable with " + Math.round((power.power || 0.8) * 100) +
         "% power on this many items: about " + points(power.detectable_difference).replace(/^[+−-]/, "") + " points.";
+  }
+
+  /* A list of figures, each marked with the key of the JSON field it shows. */
+  function figures(dl, items) {
+    clear(dl);
+    for (const [key, term, value] of items) {
+      dl.append(h("dt", {}, [term]), h("dd", { "data-key": key }, breakable(value)));
+    }
+  }
+
+  function intervalText(ci, margin) {
+    if (!ci || ci.low === null || ci.high === null) return "—";
+    const pair = margin === undefined ? pointsPair(ci.low, ci.high) : marginPair(ci.low, ci.high, margin);
+    return "[" + pair[0] + ", " + pair[1] + "] points";
+  }
+
+  /* An interval read against ±margin: the decimals its width needs, one more than the margin
+     shows, and more until each printed end lies on the same side of ±margin as the exact one. */
+  function marginPair(low, high, margin) {
+    const lo = low * 100, hi = high * 100, m = margin * 100;
+    let d = Math.max(decimalsFor(Math.abs(hi - lo)), decimalsFor(m) + 1);
+    const side = (x, digits) => [Number(x.toFixed(digits)) > -m, Number(x.toFixed(digits)) < m];
+    while (d < 8 && (side(lo, d).join() !== [lo > -m, lo < m].join() ||
+                     side(hi, d).join() !== [hi > -m, hi < m].join())) d += 1;
+    return [points(low, d), points(high, d)];
+  }
+
+  /* The tests against the margin: the report's own sentences and its numbers. */
+  function renderMargin(report) {
+    const card = $("margin-card");
+    const ni = report.noninferiority;
+    const eq = report.equivalence;
+    if (!ni) { card.hidden = true; return; }
+    card.hidden = false;
+    $("margin-heading").textContent = "Against a margin of " + pointsWord(inPoints(ni.margin));
+    const niBadge = $("ni-badge");
+    niBadge.textContent = ni.noninferior ? "Non-inferior" : "Non-inferiority not shown";
+    niBadge.classList.toggle("shown", !!ni.noninferior);
+    $("ni-text").textContent = ni.text || "";
+    const ci = ni.confidence_interval || {};
+    const level = Math.round((ci.confidence_level || 0) * 1000) / 10;
+    figures($("ni-numbers"), [
+      ["pvalue", "One-sided p", fmtP(ni.pvalue, ni.log10_pvalue, 4)],
+      ["statistic", "Z (" + (ni.name || ni.method) + ")", fmtNum(ni.statistic, 4)],
+      ["confidence_interval", level + "% Tango interval", intervalText(ci, ni.margin)],
+    ]);
+    const box = $("eq-box");
+    if (!eq) { box.hidden = true; return; }
+    box.hidden = false;
+    const eqBadge = $("eq-badge");
+    eqBadge.textContent = eq.equivalent ? "Equivalent" : "Equivalence not shown";
+    eqBadge.classList.toggle("shown", !!eq.equivalent);
+    $("eq-text").textContent = eq.text || "";
+    figures($("eq-numbers"), [
+      ["pvalue", "Larger one-sided p", fmtP(eq.pvalue, eq.log10_pvalue, 4)],
+      ["pvalue_lower", "p, not worse by the margin", fmtP(eq.pvalue_lower, null, 4)],
+      ["pvalue_upper", "p, not better by the margin", fmtP(eq.pvalue_upper, null, 4)],
+    ]);
+  }
+
+  /* A posterior probability: four decimals, powers of ten below 10⁻⁴. */
+  function fmtProb(p) {
+    if (p === null || p === undefined) return "—";
+    if (p > 1 - 1e-4) return p === 1 ? "1" : "> 0.9999";
+    if (p === 0) return "0";
+    if (p < 1e-4) return sci(Math.log10(p));
+    return p.toFixed(4);
+  }
+
+  /* The Bayesian summary: three probabilities that add up to 1, the median and the credible
+     interval, all from the report's "bayes" block. */
+  function renderBayes(report, names) {
+    const card = $("bayes-card");
+    const b = report.bayes;
+    if (!b) { card.hidden = true; return; }
+    card.hidden = false;
+    const r = pointsWord(inPoints(b.rope));
+    const rows = [
+      ["prob_a_better", "a-side", names.a + " is more accurate by more than " + r, b.prob_a_better],
+      ["prob_equivalent", "equal", "they are within ±" + r + " of each other (practically equal)", b.prob_equivalent],
+      ["prob_b_better", "b-side", names.b + " is more accurate by more than " + r, b.prob_b_better],
+    ];
+    const bar = $("bayes-bar");
+    clear(bar);
+    const body = document.querySelector("#bayes-table tbody");
+    clear(body);
+    for (const [key, kind, words, p] of rows) {
+      const segment = h("span", { class: "prob-" + kind }, []);
+      segment.style.width = (100 * Math.max(0, Math.min(1, p || 0))) + "%";
+      bar.appendChild(segment);
+      body.appendChild(h("tr", { "data-key": key }, [
+        h("td", {}, [h("span", { class: "swatch prob-" + kind }, []), words]),
+        h("td", { class: "num" }, breakable(fmtProb(p))),
+      ]));
+    }
+    const ci = b.credible_interval || {};
+    const level = Math.round(b.credible_level * 1000) / 10;
+    const median = $("bayes-median");
+    clear(median);
+    median.append(
+      "Posterior median of " + names.a + " minus " + names.b + ": ",
+      h("strong", { "data-key": "median" }, [points(b.median) + " points"]),
+      " (" + level + "% credible interval ",
+      h("strong", { "data-key": "credible_interval" }, [intervalText(ci).replace(/ points$/, "")]),
+      " points)."
+    );
+    const k = (b.prior || []).map((x) => fmtNum(x)).join(", ");
+    $("bayes-prior").textContent = "Prior Dirichlet(" + k + ") on the four cells; " +
+      (b.method || "exact posterior") + ", not simulated.";
   }
 
   function renderAlignment(alignment, names) {
@@ -965,6 +1162,12 @@
         return;
       }
     }
+    const decisions = checkDecisions();
+    if (decisions.length) {
+      markFields({ errors: decisions }, DECISION_FIELDS);
+      uploadMessage(decisions[0].message + " (under “Beyond ‘is there a difference?’” above).", true);
+      return;
+    }
     const data = new FormData();
     data.append("file_a", files.file_a);
     data.append("file_b", files.file_b);
@@ -978,6 +1181,18 @@
     if ($("reduce").value !== "") data.append("reduce", $("reduce").value);
     for (const id of ["allow_different_tasks", "allow_different_scorers"]) {
       if ($(id).checked) data.append(id, "true");
+    }
+    const margin = $("margin").value.trim();
+    if (margin !== "") {
+      data.append("margin", String(fromPoints(margin)));
+      data.append("margin_method", $("margin_method").value);
+      if ($("equivalence").checked) data.append("equivalence", "true");
+    }
+    const rope = $("rope").value.trim();
+    if (rope !== "") {
+      data.append("bayes", "true");
+      data.append("rope", String(fromPoints(rope)));
+      if ($("prior").value.trim() !== "") data.append("prior", $("prior").value.trim());
     }
     data.append("include", "distribution,markdown");
     // An edit typed just before pressing the button is superseded by the upload.
@@ -1012,7 +1227,7 @@
     if (words.errors.some((e) => PAIRING_FIELDS.includes(e.field))) {
       uploadForm.querySelector("details.advanced").open = true;
     }
-    markFields(words, UPLOAD_FIELDS);
+    markFields(words, UPLOAD_FIELDS.concat(DECISION_FIELDS));
     uploadMessage(words.message, true);
   }
 
@@ -1111,6 +1326,7 @@
     if (upload) cancelUpload(event.target.id);
     if (event.target.name === "framing") showFraming();
     if (event.target.id === "name_a" || event.target.id === "name_b") showNames();
+    if (DECISION_FIELDS.includes(event.target.id)) showDecisions();
     schedule();
   });
   form.addEventListener("change", (event) => {
@@ -1125,7 +1341,7 @@
       if (upload) cancelUpload("example");
       const keep = new URLSearchParams(location.search);
       const params = new URLSearchParams(button.getAttribute("data-example"));
-      for (const id of OPTION_FIELDS) if (keep.get(id)) params.set(id, keep.get(id));
+      for (const id of OPTION_FIELDS.concat(DECISION_FIELDS)) if (keep.get(id)) params.set(id, keep.get(id));
       loadQuery(params.toString());
       syncUrl();
       clearTimeout(timer);
