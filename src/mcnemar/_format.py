@@ -27,25 +27,42 @@ Text
     a statistic with a given format spec, a word where it is undefined.
 :func:`format_points`
     a difference of proportions in percentage points, signed.
+
+Names and sentences
+-------------------
+:func:`markdown_text`
+    plain text made inert in markdown (names and sentences in reports and tables).
+:func:`shorten`
+    a name cut to ``TITLE_CHARS`` characters with an ellipsis (titles).
+:func:`clean_name`, :func:`plain_lines`, :func:`is_control`
+    names on one line, text for a terminal, and the characters both remove.
 """
 
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 __all__ = [
+    "TITLE_CHARS",
+    "clean_name",
     "digits_against_alpha",
     "format_number",
     "format_points",
     "format_pvalue",
     "format_table_pvalue",
+    "is_control",
     "json_number",
     "json_value",
+    "markdown_text",
+    "plain_lines",
     "scalar_or_array",
+    "shorten",
 ]
 
 
@@ -198,3 +215,71 @@ def format_points(delta: float) -> str:
     ('+2.35 points', '-10.00 points')
     """
     return f"{100.0 * delta:+.2f} points"
+
+
+# ---------------------------------------------------------------------------------------------
+# names and sentences as text and markdown
+
+
+#: Names longer than this are shortened with an ellipsis in titles.
+TITLE_CHARS = 40
+# Bidirectional overrides and isolates reorder what a terminal or an editor shows.
+_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_ENTITY = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+_MD_ALWAYS = frozenset("\\`*[]|#$")
+
+
+def is_control(ch: str) -> bool:
+    """A control character, line or paragraph separator, or bidirectional override."""
+    return ch in _BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+
+
+def clean_name(name: str) -> str:
+    """A name on one line: control characters, line breaks and bidirectional overrides
+    become spaces, runs of white space one space."""
+    return " ".join("".join(" " if is_control(ch) else ch for ch in name).split())
+
+
+def plain_lines(text: str) -> str:
+    """Text for a terminal: control characters other than line breaks and tabs removed (an
+    escape sequence in a file name must not drive the terminal)."""
+    return "".join(ch for ch in text if ch in "\n\t" or not is_control(ch))
+
+
+def shorten(name: str, limit: int = TITLE_CHARS) -> str:
+    """``name`` cut to ``limit`` characters with an ellipsis."""
+    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
+
+
+def markdown_text(text: str) -> str:
+    """Plain text made inert in markdown (CommonMark and GitHub's tables, strikethrough and
+    math): no HTML, links, emphasis, code, table breaks, headings, quotes or list items.
+
+    Examples
+    --------
+    >>> print(markdown_text("<script>|x*y_z #1"))
+    &lt;script>\\|x\\*y_z \\#1
+    """
+    text = "".join(" " if is_control(ch) else ch for ch in text)
+    out = []
+    for i, ch in enumerate(text):
+        prev = text[i - 1] if i else " "
+        nxt = text[i + 1] if i + 1 < len(text) else " "
+        if ch in _MD_ALWAYS:
+            out.append("\\" + ch)
+        elif ch == "_":
+            # Between letters or digits "_" can neither open nor close emphasis.
+            out.append(ch if prev.isalnum() and nxt.isalnum() else "\\_")
+        elif ch == "~":
+            out.append(ch if prev.isspace() and nxt.isspace() else "\\~")
+        elif ch == "<":
+            # Only "<" before a letter, "/", "!" or "?" can start a tag or an autolink.
+            out.append("&lt;" if nxt.isalpha() or nxt in "/!?" else ch)
+        elif ch == "&":
+            out.append("&amp;" if _ENTITY.match(text, i) else ch)
+        else:
+            out.append(ch)
+    result = "".join(out)
+    # At the start of a line these would begin a quote, a list item or a heading underline.
+    result = re.sub(r"^(\s*)([>+=-])", r"\1\\\2", result)
+    return re.sub(r"^(\s*[0-9]{1,9})([.)])", r"\1\\\2", result)

@@ -14,12 +14,17 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
+# The escaping of names and sentences is shared with the other reports (mcnemar.multiple).
+from mcnemar._format import TITLE_CHARS as TITLE_CHARS
+from mcnemar._format import clean_name as _clean_name
+from mcnemar._format import markdown_text as _md
+from mcnemar._format import plain_lines as _plain_lines
+from mcnemar._format import shorten as _short
 from mcnemar.errors import McNemarError, TableError
 from mcnemar.inference import (
     McNemarResult,
@@ -658,69 +663,6 @@ def _p_vs_alpha(pvalue: float, log10_pvalue: float, alpha: float) -> str:
     else:
         text = format_pvalue(pvalue, log10_pvalue)
     return f"p = {text} {sym} {a}"
-
-
-#: Names longer than this are shortened with an ellipsis in titles.
-TITLE_CHARS = 40
-# Bidirectional overrides and isolates reorder what a terminal or an editor shows.
-_BIDI = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-_ENTITY = re.compile(r"&(#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
-_MD_ALWAYS = frozenset("\\`*[]|#$")
-
-
-def _is_control(ch: str) -> bool:
-    return ch in _BIDI or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
-
-
-def _clean_name(name: str) -> str:
-    """A name on one line: control characters, line breaks and bidirectional overrides
-    become spaces, runs of white space one space."""
-    return " ".join("".join(" " if _is_control(ch) else ch for ch in name).split())
-
-
-def _plain_lines(text: str) -> str:
-    """Text for a terminal: control characters other than line breaks and tabs removed (an
-    escape sequence in a file name must not drive the terminal)."""
-    return "".join(ch for ch in text if ch in "\n\t" or not _is_control(ch))
-
-
-def _short(name: str, limit: int = TITLE_CHARS) -> str:
-    """``name`` cut to ``limit`` characters with an ellipsis."""
-    return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
-
-
-def _md(text: str) -> str:
-    """Plain text made inert in markdown (CommonMark and GitHub's tables, strikethrough and
-    math): no HTML, links, emphasis, code, table breaks, headings, quotes or list items.
-
-    Examples
-    --------
-    >>> print(_md("<script>|x*y_z #1"))
-    &lt;script>\\|x\\*y_z \\#1
-    """
-    text = "".join(" " if _is_control(ch) else ch for ch in text)
-    out = []
-    for i, ch in enumerate(text):
-        prev = text[i - 1] if i else " "
-        nxt = text[i + 1] if i + 1 < len(text) else " "
-        if ch in _MD_ALWAYS:
-            out.append("\\" + ch)
-        elif ch == "_":
-            # Between letters or digits "_" can neither open nor close emphasis.
-            out.append(ch if prev.isalnum() and nxt.isalnum() else "\\_")
-        elif ch == "~":
-            out.append(ch if prev.isspace() and nxt.isspace() else "\\~")
-        elif ch == "<":
-            # Only "<" before a letter, "/", "!" or "?" can start a tag or an autolink.
-            out.append("&lt;" if nxt.isalpha() or nxt in "/!?" else ch)
-        elif ch == "&":
-            out.append("&amp;" if _ENTITY.match(text, i) else ch)
-        else:
-            out.append(ch)
-    result = "".join(out)
-    # At the start of a line these would begin a quote, a list item or a heading underline.
-    result = re.sub(r"^(\s*)([>+=-])", r"\1\\\2", result)
-    return re.sub(r"^(\s*[0-9]{1,9})([.)])", r"\1\\\2", result)
 
 
 def _fenced(text: str) -> list[str]:

@@ -9,7 +9,13 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcnemar._format import format_table_pvalue, json_number
+from mcnemar._format import (
+    clean_name,
+    format_table_pvalue,
+    json_number,
+    markdown_text,
+    shorten,
+)
 from mcnemar.multiple._adjust import _ADJUST_NAMES
 from mcnemar.multiple._cochran import CochranQResult
 from mcnemar.multiple._letters import SignificanceGroups, _letter_sets, _letters_per_model
@@ -227,15 +233,19 @@ class PairwiseResult:
 
     # ---- rendering -----------------------------------------------------------------------
 
-    def _header(self) -> list[str]:
+    def _header(self, short: bool = False) -> list[str]:
+        # short: the baseline's name cut to TITLE_CHARS characters, for a title.
         m = int(self.pairs.shape[0])
         test = _TEST_NAMES[self.method]
         adjust = _ADJUST_NAMES[self.adjust]
         if self.baseline is None:
             first = f"Pairwise McNemar tests: {self.k} models on {self.n} items, {m} pairs"
         else:
+            name = self.names[self.baseline]
+            # In a title the name goes on one line, shortened; elsewhere as given (repr).
+            shown = f"'{shorten(clean_name(name))}'" if short else repr(name)
             first = (
-                f"McNemar tests against the baseline {self.names[self.baseline]!r}: "
+                f"McNemar tests against the baseline {shown}: "
                 f"{self.k - 1} models on {self.n} items"
             )
         return [
@@ -270,7 +280,8 @@ class PairwiseResult:
                 f"{self.names[hi_m]} > {self.names[lo_m]}: {_fmt_points(diff)} points "
                 f"({level} CI {ci}), adjusted p = {adjusted}"
             )
-            lines.append(f"- {text}" if markdown else f"  {text}")
+            # Names are plain text: inert in markdown (no HTML, table breaks or headings).
+            lines.append(f"- {markdown_text(text)}" if markdown else f"  {text}")
         if idx.size > _LIST_MAX_LINES:
             more = f"... and {idx.size - _LIST_MAX_LINES} more (see to_dict())"
             lines.append(f"- {more}" if markdown else f"  {more}")
@@ -371,14 +382,16 @@ class PairwiseResult:
 
     def to_markdown(self) -> str:
         """A markdown summary (ranked table, significant pairs, p-value matrix if small)."""
-        out = [f"### {self._header()[0]}", "", f"{self._header()[1]}. {self._header()[2]}.", ""]
+        title, method, cochran = self._header(short=True)
+        out = [f"### {markdown_text(title)}", "",
+               f"{markdown_text(method)}. {markdown_text(cochran)}.", ""]
         level = f"{100 * self.confidence_level:g}%"
         if self.baseline is None:
             groups = self._all_pairs_groups()
             out += ["| rank | model | accuracy | correct | group |", "|---:|---|---:|---:|:---:|"]
             for rank, m in enumerate(self.ranking, start=1):
                 out.append(
-                    f"| {rank} | {_md(self.names[m])} | {self.accuracy[m]:.4f} | "
+                    f"| {rank} | {markdown_text(self.names[m])} | {self.accuracy[m]:.4f} | "
                     f"{self.correct[m]}/{self.n} | {groups.letters[m]} |"
                 )
             out += ["", "Models that share a letter are not significantly different.", ""]
@@ -392,7 +405,7 @@ class PairwiseResult:
                 order = list(self.ranking)
                 out += ["", f"<details><summary>Adjusted p-values "
                         f"({_ADJUST_NAMES[self.adjust]})</summary>", ""]
-                out.append("| | " + " | ".join(_md(self.names[m]) for m in order) + " |")
+                out.append("| | " + " | ".join(markdown_text(self.names[m]) for m in order) + " |")
                 out.append("|---|" + "---:|" * len(order))
                 for r in order:
                     cells = []
@@ -404,18 +417,19 @@ class PairwiseResult:
                             p = format_table_pvalue(v, self.alpha)
                             sig_rc = self.significant[r, col] or self.significant[col, r]
                             cells.append(f"**{p}**" if sig_rc else p)
-                    out.append(f"| {_md(self.names[r])} | " + " | ".join(cells) + " |")
+                    out.append(f"| {markdown_text(self.names[r])} | " + " | ".join(cells) + " |")
                 out += ["", "</details>"]
         else:
             base = self.baseline
+            base_name = markdown_text(shorten(self.names[base]))
             out += [
-                f"| rank | model | accuracy | vs {_md(self.names[base])} (points) | {level} CI "
+                f"| rank | model | accuracy | vs {base_name} (points) | {level} CI "
                 "| p | adjusted p |",
                 "|---:|---|---:|---:|:---:|---:|---:|",
             ]
             for rank, m in enumerate(self.ranking, start=1):
                 if m == base:
-                    out.append(f"| {rank} | {_md(self.names[m])} (baseline) | "
+                    out.append(f"| {rank} | {markdown_text(self.names[m])} (baseline) | "
                                f"{self.accuracy[m]:.4f} | | | | |")
                     continue
                 ci = f"[{_fmt_points(self.ci_low[m, base])}, {_fmt_points(self.ci_high[m, base])}]"
@@ -423,7 +437,7 @@ class PairwiseResult:
                 if self.significant[m, base]:
                     adj = f"**{adj}**"
                 out.append(
-                    f"| {rank} | {_md(self.names[m])} | {self.accuracy[m]:.4f} | "
+                    f"| {rank} | {markdown_text(self.names[m])} | {self.accuracy[m]:.4f} | "
                     f"{_fmt_points(self.difference[m, base])} | {ci} | "
                     f"{format_table_pvalue(self.pvalue[m, base])} | {adj} |"
                 )
@@ -432,7 +446,5 @@ class PairwiseResult:
         return "\n".join(out) + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
