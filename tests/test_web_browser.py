@@ -1117,3 +1117,19 @@ def test_margin_and_bayes_on_a_phone(phone: Page, server: str) -> None:
     page.wait_for_selector("#alpha-error:not([hidden])")
     assert "0.5" in text(page, "#alpha-error")
     assert_no_sideways_scroll(page, "decision errors")
+
+    # an upload takes the same options: the files' 200-item table against a 5-point margin
+    page.fill("#alpha", "")
+    page.fill("#margin", "5")
+    wait_settled(page)
+    page.click("#upload-box summary")
+    page.set_input_files("#file_a", str(DATA / "candidate.csv"))
+    page.set_input_files("#file_b", str(DATA / "baseline.csv"))
+    page.click("#upload-submit")
+    wait_compared(page, "candidate.csv with baseline.csv")
+    counted = api(server, dict(a=157, b=17, c=3, d=23, name_a=NAME_A, name_b=NAME_B,
+                               margin=0.05, equivalence=True, bayes={"rope": 0.005}))
+    assert text(page, "#ni-text") == counted["noninferiority"]["text"]
+    assert text(page, "#eq-text") == counted["equivalence"]["text"]
+    shown = text(page, "#bayes-table tr[data-key=prob_a_better] td.num")
+    assert _agrees(shown, counted["bayes"]["prob_a_better"])
