@@ -1118,8 +1118,21 @@ def test_margin_and_bayes_on_a_phone(phone: Page, server: str) -> None:
     assert "0.5" in text(page, "#alpha-error")
     assert_no_sideways_scroll(page, "decision errors")
 
-    # an upload takes the same options: the files' 200-item table against a 5-point margin
+    # the prior's error (the API's bayes.prior) marks the prior's field; a margin without a
+    # and d marks the margin
     page.fill("#alpha", "")
+    page.fill("#prior", "-1")
+    page.wait_for_selector("#prior-error:not([hidden])")
+    assert "-1" in text(page, "#prior-error")
+    page.fill("#prior", "")
+    page.fill("#a", "")
+    page.fill("#d", "")
+    page.wait_for_selector("#margin-error:not([hidden])")
+    assert "a (both right) and d (both wrong)" in text(page, "#margin-error")
+
+    # an upload takes the same options: the files' 200-item table against a 5-point margin
+    page.fill("#a", "1800")
+    page.fill("#d", "101")
     page.fill("#margin", "5")
     wait_settled(page)
     page.click("#upload-box summary")
