@@ -569,16 +569,18 @@ def test_the_label_check_sees_overlaps(phone: Page, server: str) -> None:
     page = phone.page
     page.goto(server + query(**HUGE))
     wait_settled(page)
-    page.evaluate("""() => {
+    # Injected and checked in one synchronous script, so that no redraw of the chart (a
+    # resize, a late font) can come between the two and wipe the injected labels.
+    problems = page.evaluate(f"""() => {{
       const svg = document.querySelector("#ci-chart svg");
-      const add = (x, y, s) => {
+      const add = (x, y, s) => {{
         const t = document.createElementNS("http://www.w3.org/2000/svg", "text");
         t.setAttribute("x", x); t.setAttribute("y", y); t.textContent = s;
         svg.appendChild(t);
-      };
+      }};
       add(40, 60, "first label"); add(44, 62, "second label"); add(-30, 80, "outside");
-    }""")
-    problems = page.evaluate(_LABEL_CHECK)["problems"]
+      return ({_LABEL_CHECK})();
+    }}""")["problems"]
     assert any("overlap: first label | second label" in p for p in problems), problems
     assert any("outside the picture: outside" in p for p in problems), problems
 
