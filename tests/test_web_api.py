@@ -1090,6 +1090,23 @@ def test_bayes_true_and_the_errors_framing(client: TestClient) -> None:
     assert same.get("bayes") is None and same.get("equivalence") is None
 
 
+def test_the_bayesian_summary_is_bounded_on_the_server(client: TestClient) -> None:
+    """Its cost grows with the counts, so the server computes it up to MAX_ITEMS_BAYES items
+    and refuses larger tables on the bayes field, before any work; at the bound it answers."""
+    from mcnemar.web.models import MAX_ITEMS_BAYES
+
+    edge = {"a": MAX_ITEMS_BAYES // 2 - 300, "b": 200, "c": 100, "d": MAX_ITEMS_BAYES // 2}
+    assert sum(edge.values()) == MAX_ITEMS_BAYES
+    ok = client.post("/api/v1/analyze", json=dict(edge, bayes=True))
+    # A gain of 1e-8 is far inside the default half-point ROPE.
+    assert ok.status_code == 200 and ok.json()["bayes"]["prob_equivalent"] > 0.999
+    over = dict(edge, d=edge["d"] + 1, bayes=True)
+    error = assert_error(client.post("/api/v1/analyze", json=over), 422, "bayes")
+    assert f"{MAX_ITEMS_BAYES:,}" in error["message"] and "mcnemar.bayes" in error["message"]
+    # The same table without the summary is analysed as usual.
+    assert client.post("/api/v1/analyze", json=dict(over, bayes=False)).status_code == 200
+
+
 def test_the_unconditional_method_is_passed_through(client: TestClient) -> None:
     from mcnemar.margin import noninferiority
 
