@@ -107,7 +107,7 @@ def materialize(
     run: RunResults,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Fetch a deferred run's keys, scores, samples and clusters as numpy arrays."""
-    from mcnemar.io._run import CLUSTER_COL, KEY_PREFIX, SAMPLE_COL, SCORE_COL, object_array
+    from mcnemar.io._columns import CLUSTER_COL, KEY_PREFIX, SAMPLE_COL, SCORE_COL, object_array
 
     if run.source is None:
         raise McNemarError(f"run {run.name!r} is not deferred")

@@ -18,6 +18,11 @@ from typing import Any
 import numpy as np
 
 from mcnemar.errors import InputFileError, McNemarError
+from mcnemar.io._columns import CLUSTER_COL as CLUSTER_COL
+from mcnemar.io._columns import KEY_PREFIX as KEY_PREFIX
+from mcnemar.io._columns import SAMPLE_COL as SAMPLE_COL
+from mcnemar.io._columns import SCORE_COL as SCORE_COL
+from mcnemar.io._columns import object_array as object_array
 from mcnemar.io.identity import RunIdentity
 
 __all__ = ["DeferredSource", "RunResults", "missing_dependency", "score_to_float"]
@@ -46,12 +51,6 @@ def missing_dependency(exc: ImportError, *, what: str = "this") -> McNemarError:
                             "before 3.14), which is not installed: pip install backports-zstd")
     return McNemarError(f"{what} needs the module {module or exc}, which cannot be imported "
                         f"({exc}); reinstall mcnemar with its dependencies")
-
-# Column names used inside engine queries; chosen so they cannot clash with user columns.
-KEY_PREFIX = "__mcn_k"
-SCORE_COL = "__mcn_s"
-SAMPLE_COL = "__mcn_e"
-CLUSTER_COL = "__mcn_c"
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,13 +189,6 @@ class RunResults:
 
 
 # --- helpers shared by the readers -------------------------------------------------------
-
-
-def object_array(values: list[Any]) -> np.ndarray:
-    """A 1-D object array (tuples stay tuples instead of becoming a 2-D array)."""
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
 
 
 _TRUE = {"true", "yes"}

@@ -42,6 +42,9 @@ __all__ = ["ID_COLUMNS", "SCORE_COLUMNS", "read_generic", "read_long"]
 #: Column names tried, in order, when ``id`` is not given.
 ID_COLUMNS = ("id", "item_id", "item", "question_id", "sample_id", "doc_id", "example_id",
               "instance_id", "uid", "key")
+#: Predicted-label column names tried in a predictions file (:mod:`mcnemar.io.predictions`);
+#: here so that a score column that is missing can be told from predicted labels.
+PREDICTION_COLUMNS = ("prediction", "pred", "y_pred", "predicted", "output", "label")
 #: Column names tried, in order, when ``score`` is not given.
 SCORE_COLUMNS = ("score", "correct", "is_correct", "pass", "passed", "acc", "accuracy", "match",
                  "result")
@@ -77,8 +80,6 @@ def _pick(
             return [lower[name]]
     hint = ""
     if argument == "score":
-        from mcnemar.io.predictions import PREDICTION_COLUMNS
-
         predicted = [c for c in columns if c.lower() in PREDICTION_COLUMNS and c.lower() != "label"]
         if predicted:
             hint = (f"; column {predicted[0]!r} looks like predicted labels: to score "

@@ -20,14 +20,12 @@ from mcnemar.errors import InputFileError, McNemarError
 from mcnemar.io._run import RunResults, check_path, object_array, short_repr
 from mcnemar.io.align import SHOW, factorize, lookup
 from mcnemar.io.detect import detect_format
-from mcnemar.io.generic import ID_COLUMNS, _csv_rows, _jsonl_rows, _pick
+from mcnemar.io.generic import ID_COLUMNS, PREDICTION_COLUMNS, _csv_rows, _jsonl_rows, _pick
 
 __all__ = ["LABEL_COLUMNS", "PREDICTION_COLUMNS", "read_labels", "score_predictions"]
 
 #: Label column names tried in a labels file.
 LABEL_COLUMNS = ("label", "y_true", "target", "truth", "gold", "answer", "reference")
-#: Label column names tried in a predictions file.
-PREDICTION_COLUMNS = ("prediction", "pred", "y_pred", "predicted", "output", "label")
 
 
 def normalise_label(value: Any) -> str | None:
