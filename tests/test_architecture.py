@@ -284,7 +284,8 @@ def test_one_binomial_kernel() -> None:
     assert defined == {"stirlerr": ["mcnemar._binomial"], "bd0": ["mcnemar._binomial"]}
 
 
-# Import paths in use across src/, tests/ and benchmarks/ when the three modules became packages.
+# Import paths in use across src/, tests/ and benchmarks/ when the three modules became
+# packages and io's shared column names moved to io._columns.
 _IMPORT_PATHS = {
     "mcnemar.planning": [
         "power", "sample_size", "minimum_detectable_effect", "discordant_probabilities",
@@ -305,6 +306,10 @@ _IMPORT_PATHS = {
         "_FLOAT32_EXACT_LIMIT", "_fmt_p", "_greedy_clique_cover", "_pair_counts",
     ],
     "mcnemar.inference": ["format_pvalue", "_plain", "as_table", "mcnemar"],
+    "mcnemar.io._run": [
+        "KEY_PREFIX", "SCORE_COL", "SAMPLE_COL", "CLUSTER_COL", "object_array", "RunResults",
+    ],
+    "mcnemar.io.predictions": ["PREDICTION_COLUMNS", "LABEL_COLUMNS"],
 }
 
 
