@@ -8,10 +8,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mcnemar.errors import McNemarError
-from mcnemar.multiple._validation import _check_choice
-
-FloatArray = npt.NDArray[np.float64]
-
+from mcnemar.multiple._validation import FloatArray, _check_choice
 
 _ADJUST_METHODS = ("holm", "bonferroni", "bh", "none")
 _ADJUST_NAMES = {

@@ -10,10 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mcnemar._format import format_table_pvalue, json_number
-from mcnemar.multiple._validation import _as_correctness_matrix
-
-IntArray = npt.NDArray[np.int64]
-
+from mcnemar.multiple._validation import IntArray, _as_correctness_matrix
 
 # --------------------------------------------------------------------------------------------
 # Cochran's Q

@@ -10,10 +10,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mcnemar.errors import McNemarError
-
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-
+from mcnemar.multiple._validation import BoolArray, IntArray
 
 # Bron-Kerbosch steps allowed (plus 200 per model) before the letters fall back to a greedy
 # clique cover; real leaderboards need far fewer (about 60 per model for K = 1,000).

@@ -15,16 +15,14 @@ from mcnemar.multiple._result import PairwiseResult
 from mcnemar.multiple._validation import (
     _ALTERNATIVES,
     _TEST_METHODS,
+    FloatArray,
+    IntArray,
     _as_correctness_matrix,
     _check_choice,
     _check_names,
     _check_probability,
     _resolve_baseline,
 )
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-
 
 AdjustMethod = Literal["holm", "bonferroni", "bh", "none"]
 TestMethod = Literal["exact", "midp", "asymptotic", "corrected"]

@@ -7,7 +7,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import numpy.typing as npt
 
 from mcnemar._format import (
     clean_name,
@@ -19,12 +18,7 @@ from mcnemar._format import (
 from mcnemar.multiple._adjust import _ADJUST_NAMES
 from mcnemar.multiple._cochran import CochranQResult
 from mcnemar.multiple._letters import SignificanceGroups, _letter_sets, _letters_per_model
-from mcnemar.multiple._validation import _TEST_NAMES, _check_choice
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
-
+from mcnemar.multiple._validation import _TEST_NAMES, BoolArray, FloatArray, IntArray, _check_choice
 
 _MATRIX_TEXT_MAX_MODELS = 30
 _LIST_MAX_LINES = 40
@@ -444,7 +438,5 @@ class PairwiseResult:
             out += ["", f"Bold: significant after adjustment (adjusted p < {self.alpha:g}); "
                     "intervals are per comparison."]
         return "\n".join(out) + "\n"
-
-
 
 

@@ -10,6 +10,10 @@ import numpy.typing as npt
 
 from mcnemar.errors import McNemarError
 
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
 _TEST_METHODS = ("exact", "midp", "asymptotic", "corrected")
 _TEST_NAMES = {
     "exact": "exact conditional McNemar test",
