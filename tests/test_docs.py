@@ -412,13 +412,17 @@ def test_parser_attaches_output_and_markers(tmp_path: Path) -> None:
     assert blocks[2].marker is None
 
 
-def test_comparison_fails_on_a_changed_number() -> None:
+def test_comparison_fails_on_a_changed_number(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(globals(), "UPDATE", False)  # also under MCNEMAR_DOCS_UPDATE=1
     compare_output("p = 0.0026\n...\n", "p = 0.0026\nmore\n", "x")
     with pytest.raises(pytest.fail.Exception, match="differs"):
         compare_output("p = 0.0026\n", "p = 0.0027\n", "x")
 
 
-def test_console_runner_catches_a_wrong_flag_and_a_wrong_output(tmp_path: Path) -> None:
+def test_console_runner_catches_a_wrong_flag_and_a_wrong_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(globals(), "UPDATE", False)  # also under MCNEMAR_DOCS_UPDATE=1
     bad_flag = Block(tmp_path / "x.md", 1, "console", "$ mcnemar test --b 17 --cc 3\n")
     with pytest.raises(pytest.fail.Exception, match="No such option"):
         run_console(bad_flag)
