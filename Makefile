@@ -41,7 +41,7 @@ test: $(VENV)/.test browser
 	$(PY) -m pytest -q
 
 lint: $(VENV)/.test
-	$(VENV)/bin/ruff check src tests benchmarks examples
+	$(VENV)/bin/ruff check src tests benchmarks examples scripts
 	$(VENV)/bin/mypy
 
 check: lint test

@@ -916,8 +916,11 @@ def analyze(
         design = clustered.design_effect
         recommended = "clustered"
         reason = (
-            f"the {big_d} discordant items come from {clustered.clusters} clusters, so they are "
-            "not independent and the plain tests overstate the evidence"
+            # The cluster count is of all clusters, not of those holding discordant items.
+            f"the items come in {clustered.clusters} clusters ("
+            + (f"{clustered.n} items, " if clustered.n is not None else "")
+            + f"{big_d} discordant), so they are not independent and the plain tests "
+            "overstate the evidence"
             + (f" (design effect {design:.3g})" if design is not None else "")
             + f": report the {clustered.name} (chi-square on 1 degree of freedom"
             + ("" if alternative == "two-sided" else ", halved for the one-sided alternative")
