@@ -368,3 +368,30 @@ def test_unconditional_through_mcnemar() -> None:
     vec = mcnemar(PairedTable(a=[1, 157], b=[1, 17], c=[7, 3], d=[12, 23]), method="unconditional")
     assert vec.pvalue[1] == pytest.approx(0.0015925, abs=5e-8)
     assert mcnemar(PairedTable(a=5, b=0, c=0, d=5), method="unconditional").pvalue == 1.0
+
+
+@pytest.mark.parametrize(("b", "c"), [(3, 1), (0, 0), (17, 3), (150, 50), (5000, 4000),
+                                      (10**9, 10**9 + 10**5), (10**12, 7)])
+def test_null_distribution_against_scipy_binom(b: int, c: int) -> None:
+    """The drawn null distribution: every value Pr(X = k), X ~ Bin(b + c, 1/2), as scipy's
+    binomial pmf gives it (an independent implementation), on a window that holds the
+    observed split when it is near the centre and the mass within 6 standard deviations."""
+    from scipy import stats
+
+    from mcnemar.inference import null_distribution
+
+    got = null_distribution(b, c)
+    n = b + c
+    k = np.asarray(got["k"])
+    assert got["discordant"] == n and got["observed"] == b
+    assert np.all(np.diff(k) == got["step"])
+    expected = stats.binom.pmf(k, n, 0.5)
+    assert np.allclose(got["pmf"], expected, rtol=1e-9, atol=1e-300)
+    if n <= 200:
+        assert k.tolist() == list(range(n + 1))
+    else:
+        sd = math.sqrt(n) / 2
+        assert k[0] <= n / 2 - 6 * sd + got["step"] and k[-1] >= n / 2 + 6 * sd - got["step"]
+        if abs(b - n / 2) <= 15 * sd:
+            assert k[0] <= b <= k[-1] + got["step"]
+        assert len(k) <= 242

@@ -37,7 +37,6 @@ import asyncio
 import inspect
 import json
 import logging
-import math
 import re
 import shutil
 import tempfile
@@ -354,33 +353,9 @@ def _json_response(body: Any, status: int = 200) -> Response:
 
 def _distribution(b: int, c: int) -> dict[str, Any]:
     """The null distribution of b, Bin(D, 1/2), on a window fit for a picture."""
-    import numpy as np
+    from mcnemar.inference import null_distribution
 
-    from mcnemar._binomial import pmf_half
-
-    n = b + c
-    if n <= _FULL_DISTRIBUTION_MAX:
-        lo, hi, step = 0, n, 1
-    else:
-        # Centre +- 6 standard deviations, widened towards the observed split when it is
-        # near enough to share the picture; a split further out is drawn as an arrow.
-        sd = math.sqrt(n) / 2
-        half = 6 * sd
-        offset = abs(b - n / 2)
-        if offset <= 15 * sd:
-            half = max(half, offset + sd)
-        lo = max(0, math.floor(n / 2 - half))
-        hi = min(n, math.ceil(n / 2 + half))
-        step = max(1, math.ceil((hi - lo + 1) / _DISTRIBUTION_POINTS))
-    k = np.arange(lo, hi + 1, step, dtype=np.int64)
-    pmf = np.asarray(pmf_half(k, n), dtype=float)
-    return {
-        "discordant": n,
-        "observed": b,
-        "step": step,
-        "k": [int(x) for x in k],
-        "pmf": [float(p) if math.isfinite(p) else 0.0 for p in pmf],
-    }
+    return null_distribution(b, c, points=_DISTRIBUTION_POINTS, full_up_to=_FULL_DISTRIBUTION_MAX)
 
 
 def _render(
