@@ -18,7 +18,18 @@ import click
 
 from mcnemar.errors import McNemarError
 
-__all__ = ["FORMAT_OPTION", "MARGIN_OPTIONS", "ExitCode", "echo_json", "handle_errors"]
+__all__ = [
+    "FORMAT_OPTION",
+    "MARGIN_OPTIONS",
+    "ExitCode",
+    "alpha_option",
+    "alternative_option",
+    "confidence_level_option",
+    "echo_json",
+    "emit",
+    "handle_errors",
+    "names_option",
+]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -48,6 +59,31 @@ FORMAT_OPTION = click.option(
     show_default=True,
     help="Output format: a readable report, markdown (e.g. for a pull-request comment) or JSON.",
 )
+
+
+def alternative_option(help: str) -> Callable[[F], F]:
+    """``--alternative``: the direction of the test (the help says what it means here)."""
+    return click.option(
+        "--alternative", type=click.Choice(["two-sided", "greater", "less"]),
+        default="two-sided", show_default=True, help=help,
+    )
+
+
+def alpha_option(help: str) -> Callable[[F], F]:
+    """``--alpha``: the significance level, 0.05 by default."""
+    return click.option("--alpha", type=float, default=0.05, show_default=True, help=help)
+
+
+def confidence_level_option(help: str | None = None) -> Callable[[F], F]:
+    """``--confidence-level`` of the intervals, 0.95 by default."""
+    return click.option(
+        "--confidence-level", type=float, default=0.95, show_default=True, help=help
+    )
+
+
+def names_option(help: str, metavar: str | None = None) -> Callable[[F], F]:
+    """``--names``: comma-separated display names of the runs."""
+    return click.option("--names", default=None, metavar=metavar, help=help)
 
 
 def MARGIN_OPTIONS(func: F) -> F:
@@ -123,6 +159,32 @@ def spelled_for_command(exc: McNemarError) -> str:
         return flag if value in ("", "True") else f"{flag} {value.replace(chr(39), '')}"
 
     return exc.spelled(spell)
+
+
+def emit(
+    result: Any,
+    fmt: str,
+    *,
+    document: Callable[[], Any] | None = None,
+    text: Callable[[], str] | None = None,
+    markdown: Callable[[], str] | None = None,
+) -> None:
+    """Print ``result`` on stdout in the output format ``fmt`` (text, markdown or json).
+
+    By default the JSON document is ``result.to_dict()``, the markdown ``result.to_markdown()``
+    and the text ``str(result)``; a command whose output is not one result object passes
+    functions building its own. Every format ends with exactly one newline, so that output
+    piped into a file or a pull-request comment does not depend on the command.
+    """
+    fmt = fmt.lower()
+    if fmt == "json":
+        out = json.dumps(result.to_dict() if document is None else document(), indent=2,
+                         allow_nan=False)
+    elif fmt == "markdown":
+        out = result.to_markdown() if markdown is None else markdown()
+    else:
+        out = str(result) if text is None else text()
+    click.echo(out.rstrip("\n") + "\n", nl=False)
 
 
 def echo_json(obj: Any) -> None:

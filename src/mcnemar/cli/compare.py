@@ -19,8 +19,12 @@ from mcnemar.cli._common import (
     FORMAT_OPTION,
     MARGIN_OPTIONS,
     ExitCode,
-    echo_json,
+    alpha_option,
+    alternative_option,
+    confidence_level_option,
+    emit,
     handle_errors,
+    names_option,
 )
 from mcnemar.errors import McNemarError
 
@@ -172,13 +176,10 @@ internal error.""",
 @click.option("--cluster-method", default="obuchowski", show_default=True,
               type=click.Choice(["obuchowski", "durkalski", "yang", "eliasziw-donner"]),
               help="Clustered test used with --cluster or --reduce cluster.")
-@click.option("--names", help="Display names A,B (default: model names from the files).")
-@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
-              default="two-sided", show_default=True,
-              help="greater: A (candidate) is more accurate than B (baseline).")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Significance level of the conclusion and of --fail-on.")
-@click.option("--confidence-level", type=float, default=0.95, show_default=True)
+@names_option("Display names A,B (default: model names from the files).")
+@alternative_option("greater: A (candidate) is more accurate than B (baseline).")
+@alpha_option("Significance level of the conclusion and of --fail-on.")
+@confidence_level_option()
 @click.option("--fail-on", type=click.Choice(["worse", "different", "inferior"]),
               help="Exit 3 if A is significantly worse than B (worse), 4 if they differ "
                    "significantly (different), or 5 if non-inferiority by --margin is not "
@@ -346,12 +347,7 @@ def compare(
                      confidence_level=confidence_level, alpha=alpha, alignment=alignment,
                      clustered=clustered, margin=margin, equivalence=equivalence,
                      margin_method=margin_method, bayes=rope if bayes else None)
-    if fmt == "json":
-        echo_json(report.to_dict())
-    elif fmt == "markdown":
-        click.echo(report.to_markdown())
-    else:
-        click.echo(str(report))
+    emit(report, fmt)
     conclusion = report.conclusion
     if fail_on == "worse" and conclusion.significant and conclusion.better == "b":
         click.echo(f"mcnemar: {display[0]} is significantly worse than {display[1]} at "

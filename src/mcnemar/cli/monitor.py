@@ -14,7 +14,14 @@ from typing import Any
 import click
 import numpy as np
 
-from mcnemar.cli._common import FORMAT_OPTION, echo_json, handle_errors
+from mcnemar.cli._common import (
+    FORMAT_OPTION,
+    alpha_option,
+    alternative_option,
+    emit,
+    handle_errors,
+    names_option,
+)
 from mcnemar.errors import McNemarError
 
 __all__ = ["monitor"]
@@ -148,12 +155,9 @@ stderr); 1 internal error.""",
               help="Order the items by this field of RUN_A's records (a column, an Inspect "
                    "metadata key or an lm-eval doc field; numbers numerically, otherwise as "
                    "text) instead of RUN_A's log order.")
-@click.option("--names", help="Display names A,B (default: model names from the files).")
-@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
-              default="two-sided", show_default=True,
-              help="greater: A (candidate) is more accurate than B (baseline).")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Level: the test stops once the e-value reaches 1/alpha.")
+@names_option("Display names A,B (default: model names from the files).")
+@alternative_option("greater: A (candidate) is more accurate than B (baseline).")
+@alpha_option("Level: the test stops once the e-value reaches 1/alpha.")
 @click.option("--prior", help="Beta prior ALPHA0,BETA0 of the mixture (default 4,4).")
 @click.option("--effect", type=float,
               help="Plan the prior for this share of discordant items won by A (e.g. 0.65).")
@@ -235,14 +239,15 @@ def monitor(
         from mcnemar.plotting import eprocess
 
         eprocess(result, plot_path, names=display)
-    if fmt == "json":
-        echo_json({
+    emit(
+        result,
+        fmt,
+        document=lambda: {
             "names": {"a": display[0], "b": display[1]},
             "order": order_field,
             "sequential": result.to_dict(),
             "alignment": alignment.to_dict(),
-        })
-    elif fmt == "markdown":
-        click.echo(_markdown(result, display, order_words), nl=False)
-    else:
-        click.echo(_text(result, display, order_words))
+        },
+        markdown=lambda: _markdown(result, display, order_words),
+        text=lambda: _text(result, display, order_words),
+    )

@@ -14,7 +14,15 @@ from typing import Any
 
 import click
 
-from mcnemar.cli._common import FORMAT_OPTION, echo_json, handle_errors
+from mcnemar.cli._common import (
+    FORMAT_OPTION,
+    alpha_option,
+    alternative_option,
+    confidence_level_option,
+    emit,
+    handle_errors,
+    names_option,
+)
 from mcnemar.errors import InputFileError, McNemarError
 
 __all__ = ["pairwise"]
@@ -136,9 +144,8 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
                    "0/1 per item.")
 @click.option("--id-column", default=None, metavar="NAME",
               help="With --matrix: a column of item keys to skip.")
-@click.option("--names", default=None, metavar="A,B,...",
-              help="Comma-separated model names, in input order (default: file names, or the "
-                   "CSV header).")
+@names_option("Comma-separated model names, in input order (default: file names, or the "
+              "CSV header).", metavar="A,B,...")
 @click.option("--baseline", default=None, metavar="NAME_OR_INDEX",
               help="Compare every run with this one (a name, or an index counting from 0 in "
                    "input order) instead of all pairs.")
@@ -148,14 +155,10 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
 @click.option("--method", type=click.Choice(["exact", "midp", "asymptotic", "corrected"]),
               default="exact",
               show_default=True, help="McNemar test for each pair.")
-@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
-              default="two-sided", show_default=True,
-              help="One-sided alternatives need --baseline (greater: the run beats the "
-                   "baseline).")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Significance level after adjustment.")
-@click.option("--confidence-level", type=float, default=0.95, show_default=True,
-              help="Level of each pair's interval for the difference.")
+@alternative_option("One-sided alternatives need --baseline (greater: the run beats the "
+                    "baseline).")
+@alpha_option("Significance level after adjustment.")
+@confidence_level_option("Level of each pair's interval for the difference.")
 @click.option("--score", default=None, metavar="NAME",
               help="Run files: the column, metric or scorer holding each item's outcome.")
 @click.option("--on-missing", type=click.Choice(["error", "intersect"]), default="error",
@@ -248,13 +251,7 @@ def pairwise(
         confidence_level=confidence_level,
         alternative=alternative,  # type: ignore[arg-type]
     )
-    fmt = fmt.lower()
-    if fmt == "json":
-        echo_json(result.to_dict())
-    elif fmt == "markdown":
-        click.echo(result.to_markdown(), nl=False)
-    else:
-        click.echo(str(result))
+    emit(result, fmt)
     if plot_path is not None:
         from mcnemar import plotting
 

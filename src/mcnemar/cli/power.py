@@ -18,19 +18,16 @@ from typing import Any
 
 import click
 
-from mcnemar.cli._common import FORMAT_OPTION, echo_json, handle_errors
+from mcnemar.cli._common import (
+    FORMAT_OPTION,
+    alpha_option,
+    alternative_option,
+    emit,
+    handle_errors,
+)
 from mcnemar.errors import McNemarError
 
 __all__ = ["power"]
-
-
-def _emit(result: Any, fmt: str) -> None:
-    if fmt == "json":
-        echo_json(result.to_dict())
-    elif fmt == "markdown":
-        click.echo(result.to_markdown())
-    else:
-        click.echo(str(result))
 
 
 @click.command(
@@ -58,13 +55,10 @@ def _emit(result: Any, fmt: str) -> None:
 @click.option("--discordance", type=float, default=None,
               help="With --difference or --mde: probability that the systems disagree on an "
                    "item (p10 + p01).")
-@click.option("--alpha", type=float, default=0.05, show_default=True,
-              help="Significance level of the test.")
+@alpha_option("Significance level of the test.")
 @click.option("--power", "target", type=float, default=None,
               help="Target power for the sample size or --mde (default 0.8).")
-@click.option("--alternative", type=click.Choice(["two-sided", "greater", "less"]),
-              default="two-sided", show_default=True,
-              help="greater: H1 is that A is more accurate than B.")
+@alternative_option("greater: H1 is that A is more accurate than B.")
 @click.option("--method", type=click.Choice(["exact", "midp", "asymptotic", "connor"]),
               default="exact", show_default=True,
               help="Test whose power is computed (exactly); connor = Connor's (1987) normal "
@@ -133,4 +127,4 @@ def power(
             power=0.8 if target is None else target, alpha=alpha, alternative=alternative,
             method=method, margin=margin,
         )
-    _emit(result, fmt)
+    emit(result, fmt)

@@ -11,7 +11,10 @@ from mcnemar.cli._common import (
     FORMAT_OPTION,
     MARGIN_OPTIONS,
     ExitCode,
-    echo_json,
+    alpha_option,
+    alternative_option,
+    confidence_level_option,
+    emit,
     handle_errors,
 )
 from mcnemar.errors import McNemarError
@@ -86,27 +89,9 @@ def _pick(values: dict[str, str | None], cell: str) -> tuple[str, str] | None:
 )
 @click.option("--name-a", default="A", show_default=True, help="Name of system A (e.g. candidate).")
 @click.option("--name-b", default="B", show_default=True, help="Name of system B (e.g. baseline).")
-@click.option(
-    "--alternative",
-    type=click.Choice(["two-sided", "greater", "less"]),
-    default="two-sided",
-    show_default=True,
-    help="'greater': A is more accurate than B; 'less': A is less accurate.",
-)
-@click.option(
-    "--confidence-level",
-    type=float,
-    default=0.95,
-    show_default=True,
-    help="Confidence level of the intervals.",
-)
-@click.option(
-    "--alpha",
-    type=float,
-    default=0.05,
-    show_default=True,
-    help="Significance level of the conclusion.",
-)
+@alternative_option("'greater': A is more accurate than B; 'less': A is less accurate.")
+@confidence_level_option("Confidence level of the intervals.")
+@alpha_option("Significance level of the conclusion.")
 @MARGIN_OPTIONS
 @click.option(
     "--fail-on", type=click.Choice(["inferior"]), default=None,
@@ -191,12 +176,7 @@ def test(
         margin_method=margin_method,
         bayes=rope if bayes else None,
     )
-    if fmt == "json":
-        echo_json(report.to_dict())
-    elif fmt == "markdown":
-        click.echo(report.to_markdown(), nl=False)
-    else:
-        click.echo(str(report))
+    emit(report, fmt)
     ni = report.noninferiority
     if fail_on == "inferior" and ni is not None and not ni.noninferior:
         click.echo(
