@@ -25,16 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 from mcnemar.errors import AlignmentError, McNemarError, option
 from mcnemar.io._run import KEY_PREFIX, SAMPLE_COL, SCORE_COL, RunResults
-from mcnemar.io.align import (
+from mcnemar.io._summary import (
     REDUCE_HINT,
     SHOW,
     THRESHOLD_HINT,
-    Alignment,
     AlignmentSummary,
     RunSummary,
     check_policies,
     intersect_note,
 )
+from mcnemar.io.align import Alignment
 
 if TYPE_CHECKING:
     from mcnemar.table import PairedTable
