@@ -504,10 +504,10 @@ class PairedTable:
         join and the counting themselves. See :func:`mcnemar.io.frames.table_from_frames`
         for the options (``id=``, ``score=``, ``threshold=``, ``on_missing=``).
         """
-        from mcnemar.io.frames import table_from_frames
+        from mcnemar.io._frames import count_frames
 
-        table, _summary = table_from_frames(frame_a, frame_b, **options)
-        return table
+        (a, b, c, d), _summary = count_frames(frame_a, frame_b, **options)
+        return cls(a=a, b=b, c=c, d=d)
 
     @classmethod
     def from_long_frame(cls, frame: Any, **options: Any) -> PairedTable:
@@ -516,10 +516,10 @@ class PairedTable:
         See :func:`mcnemar.io.frames.table_from_long_frame` for the options
         (``id=``, ``run=``, ``score=``, ``runs=``).
         """
-        from mcnemar.io.frames import table_from_long_frame
+        from mcnemar.io._frames import count_long_frame
 
-        table, _summary = table_from_long_frame(frame, **options)
-        return table
+        (a, b, c, d), _summary = count_long_frame(frame, **options)
+        return cls(a=a, b=b, c=c, d=d)
 
 
 def _shape_text(shape: tuple[int, ...]) -> str:

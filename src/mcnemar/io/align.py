@@ -14,7 +14,7 @@ Alignment turns records into items and items into pairs:
 
 Every problem found is reported at once, naming the file, counting the offending items and
 showing the first few keys. Runs that are both deferred (large files) are aligned inside DuckDB
-by :mod:`mcnemar.io.frames`, which applies exactly the same rules; only counts come back.
+by :mod:`mcnemar.io._frames`, which applies exactly the same rules; only counts come back.
 """
 
 from __future__ import annotations
@@ -333,17 +333,17 @@ def align(
         engine = "numpy"
     both_deferred = run_a.deferred and run_b.deferred
     if engine == "duckdb" or (engine == "auto" and both_deferred):
-        from mcnemar.io.frames import align_in_duckdb
+        from mcnemar.io._frames import count_in_duckdb
 
-        done = align_in_duckdb(run_a, run_b, on_missing=on_missing, threshold=threshold,
-                               reduce=reduce)
+        counts, counted = count_in_duckdb(run_a, run_b, on_missing=on_missing,
+                                          threshold=threshold, reduce=reduce)
         summary = replace(
-            done.summary,
-            run_a=replace(done.summary.run_a, identity=run_a.identity),
-            run_b=replace(done.summary.run_b, identity=run_b.identity),
+            counted,
+            run_a=replace(counted.run_a, identity=run_a.identity),
+            run_b=replace(counted.run_b, identity=run_b.identity),
             overridden=check.overridden,
         )
-        return replace(done, summary=summary)
+        return Alignment(counts=counts, summary=summary)
     run_a, run_b = run_a.load(), run_b.load()
     run_a, run_b = _harmonize(run_a, run_b, check)
     problems: list[str] = []

@@ -1,5 +1,9 @@
 """Paired tables from data frames, counted inside the frame's own engine.
 
+The join and the counting live in :mod:`mcnemar.io._frames`, which returns counts only; this
+module wraps them into a :class:`~mcnemar.table.PairedTable` (or an
+:class:`~mcnemar.io.align.Alignment`), so imports run one way: input -> counts -> table.
+
 Accepts anything narwhals accepts: pandas, polars (eager or lazy), pyarrow tables, DuckDB
 relations, Dask and PySpark DataFrames. The join and the count run in the engine; what comes
 back to Python is a handful of counts (a few small aggregates, plus up to three example keys
@@ -19,421 +23,25 @@ by counting the distinct unmatched keys, which are few whenever the runs are mea
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mcnemar.errors import AlignmentError, McNemarError, option
-from mcnemar.io._run import KEY_PREFIX, SAMPLE_COL, SCORE_COL, RunResults
-from mcnemar.io._summary import (
-    REDUCE_HINT,
-    SHOW,
-    THRESHOLD_HINT,
-    AlignmentSummary,
-    RunSummary,
-    check_policies,
-    intersect_note,
-)
+from mcnemar.io._frames import count_frames, count_in_duckdb, count_long_frame
+from mcnemar.io._run import RunResults
 from mcnemar.io.align import Alignment
 
 if TYPE_CHECKING:
+    from mcnemar.io._summary import AlignmentSummary
     from mcnemar.table import PairedTable
 
 __all__ = ["align_in_duckdb", "table_from_frames", "table_from_long_frame"]
-
-# Per-side categories of a joined row.
-ABSENT, NO_SCORE, NOT_NUMBER, FAIL, PASS, NON_BINARY, BIN_FAIL, BIN_PASS = (
-    3, 4, 6, 0, 1, 2, 10, 11)
-_SCORED = (FAIL, PASS, BIN_FAIL, BIN_PASS)
-_PRESENT = (NO_SCORE, NOT_NUMBER, FAIL, PASS, NON_BINARY, BIN_FAIL, BIN_PASS)
-
-
-def _nw() -> Any:
-    import importlib
-
-    # The stable API keeps working across narwhals releases; plain narwhals is the fallback.
-    for module in ("narwhals.stable.v2", "narwhals"):
-        try:
-            return importlib.import_module(module)
-        except ImportError:
-            continue
-    raise McNemarError("data frames need narwhals: pip install 'mcnemar[frames]'")
-
-
-def _collect(frame: Any) -> Any:
-    nw = _nw()
-    return frame.collect() if isinstance(frame, nw.LazyFrame) else frame
-
-
-def _rows(frame: Any) -> list[dict[str, Any]]:
-    out = _collect(frame)
-    return list(out.iter_rows(named=True))
-
-
-@dataclass(slots=True)
-class _Side:
-    frame: Any          # narwhals frame with KEY_PREFIX{i}, SCORE_COL (item level)
-    label: str          # file or frame description, for messages
-    records: int
-    items: int | None   # None: equal to records once duplicates are excluded
-    max_samples: int = 1
-    reduced: int = 0
-    ties: int = 0
-    binarised_early: int = 0
-
-
-def _keys(n: int, side: str = "") -> list[str]:
-    return [f"{KEY_PREFIX}{side}{i}" for i in range(n)]
-
-
-def _key_text(row: dict[str, Any], cols: list[str]) -> str:
-    values = [row[c] for c in cols]
-    return repr(values[0]) if len(values) == 1 else repr(tuple(values))
-
-
-def _examples(frame: Any, cols: list[str], total: int) -> str:
-    rows = _rows(frame.select(cols).head(SHOW))
-    shown = ", ".join(_key_text(r, cols) for r in rows)
-    return shown + (", ..." if total > SHOW else "")
-
-
-def _scalar(frame: Any, name: str = "n") -> int:
-    rows = _rows(frame)
-    value = rows[0][name] if rows else 0
-    return int(value or 0)
-
-
-def _reduce_side(side: _Side, key_count: int, threshold: float | None, reduce: str | None,
-                 problems: list[str]) -> _Side:
-    """Combine several samples per item inside the engine (or report them)."""
-    nw = _nw()
-    keys = _keys(key_count)
-    frame = side.frame
-    per_pair = frame.group_by([*keys, SAMPLE_COL]).agg(nw.len().alias("n"))
-    repeated = per_pair.filter(nw.col("n") > 1)
-    n_repeated = _scalar(repeated.select(nw.len().alias("n")))
-    if n_repeated:
-        problems.append(f"{side.label}: {n_repeated} items repeat the same sample (e.g. "
-                        f"{_examples(repeated, keys, n_repeated)}); each item and sample may "
-                        "appear once")
-    per_item = frame.group_by(keys).agg(nw.len().alias("n"))
-    stats = _rows(per_item.select(nw.len().alias("items"), nw.col("n").max().alias("max"),
-                                  (nw.col("n") > 1).sum().alias("multi")))[0]
-    items, max_samples, multi = int(stats["items"]), int(stats["max"] or 0), \
-        int(stats["multi"] or 0)
-    side.items, side.max_samples = items, max_samples
-    if multi == 0:
-        return side
-    if reduce is None:
-        problems.append(
-            f"{side.label}: {multi} items have several samples (up to {max_samples} per item, "
-            f"e.g. {_examples(per_item.filter(nw.col('n') > 1), keys, multi)}); they are not "
-            f"independent items: choose {REDUCE_HINT} or a clustered analysis"
-        )
-        return side
-    side.reduced = multi
-    s = nw.col(SCORE_COL)
-    if reduce == "first":
-        firsts = frame.group_by(keys).agg(nw.col(SAMPLE_COL).min().alias(SAMPLE_COL))
-        side.frame = frame.join(firsts, on=[*keys, SAMPLE_COL], how="inner").select(
-            [*keys, SCORE_COL])
-        return side
-    if reduce == "majority":
-        nonbinary = ~s.is_null() & ~s.is_nan() & (s != 0) & (s != 1)
-        if threshold is None:
-            n_bad = _scalar(frame.select(nonbinary.sum().alias("n")))
-            if n_bad:
-                problems.append(f"{side.label}: {n_bad} scores are not 0/1; pass "
-                                f"{THRESHOLD_HINT} to count score >= T as a pass")
-                return side
-            passed = s
-        else:
-            side.binarised_early = _scalar(frame.select(nonbinary.sum().alias("n")))
-            passed = (s >= threshold).cast(nw.Float64)
-        agg = frame.with_columns(passed.alias("__p")).group_by(keys).agg(
-            nw.col("__p").mean().alias("__m"))
-        side.ties = _scalar(agg.select((nw.col("__m") == 0.5).sum().alias("n")))
-        side.frame = agg.select(
-            *keys,
-            nw.when(nw.col("__m").is_null()).then(nw.lit(None, dtype=nw.Float64))
-            .otherwise((nw.col("__m") > 0.5).cast(nw.Float64)).alias(SCORE_COL),
-        )
-        return side
-    # mean: averaged first, binarised (with threshold) at the item level
-    side.frame = frame.group_by(keys).agg(s.mean().alias(SCORE_COL))
-    return side
-
-
-def _category(prefix: str, threshold: float | None) -> Any:
-    nw = _nw()
-    s = nw.col(f"{SCORE_COL}{prefix}")
-    present = nw.col(f"__mcn_p{prefix}")
-    if threshold is None:
-        graded = nw.when(s == 1).then(nw.lit(PASS)).when(s == 0).then(nw.lit(FAIL)) \
-            .otherwise(nw.lit(NON_BINARY))
-    else:
-        graded = (
-            nw.when(s == 1).then(nw.lit(PASS)).when(s == 0).then(nw.lit(FAIL))
-            .when(s >= threshold).then(nw.lit(BIN_PASS)).otherwise(nw.lit(BIN_FAIL))
-        )
-    # Keys are deliberately absent from this expression: the main join then carries only
-    # scores, not key text, which keeps its memory small. A missing id never matches, so
-    # records without an id are found among the unmatched rows instead.
-    return (
-        nw.when(present.is_null()).then(nw.lit(ABSENT))
-        .when(s.is_null()).then(nw.lit(NO_SCORE))
-        .when(s.is_nan()).then(nw.lit(NOT_NUMBER))
-        .otherwise(graded)
-        .alias(f"__mcn_c{prefix}")
-    )
-
-
-def _count_sides(
-    side_a: _Side, side_b: _Side, *, key_count: int, threshold: float | None, on_missing: str,
-    problems: list[str],
-) -> tuple[tuple[int, int, int, int], dict[str, int]]:
-    nw = _nw()
-    ka, kb = _keys(key_count), _keys(key_count, "b")
-    a = side_a.frame.select(*ka, nw.col(SCORE_COL).cast(nw.Float64).alias(f"{SCORE_COL}a"),
-                            nw.lit(1).alias("__mcn_pa"))
-    b = side_b.frame.select(*(nw.col(k).alias(k2) for k, k2 in zip(ka, kb, strict=True)),
-                            nw.col(SCORE_COL).cast(nw.Float64).alias(f"{SCORE_COL}b"),
-                            nw.lit(1).alias("__mcn_pb"))
-    joined = a.join(b, left_on=ka, right_on=kb, how="full")
-    grouped = joined.select(_category("a", threshold), _category("b", threshold)).group_by(
-        ["__mcn_ca", "__mcn_cb"]).agg(nw.len().alias("n"))
-    cells: dict[tuple[int, int], int] = {}
-    for row in _rows(grouped):
-        cells[(int(row["__mcn_ca"]), int(row["__mcn_cb"]))] = int(row["n"])
-
-    def total(pred_a: Any, pred_b: Any) -> int:
-        return sum(n for (x, y), n in cells.items() if pred_a(x) and pred_b(y))
-
-    present = _PRESENT.__contains__
-    absent = ABSENT.__eq__
-    n_a = side_a.items if side_a.items is not None else side_a.records
-    n_b = side_b.items if side_b.items is not None else side_b.records
-    matched_rows = total(present, present)
-    only_a_rows, only_b_rows = total(present, absent), total(absent, present)
-    facts = {"only_a": only_a_rows, "only_b": only_b_rows}
-    # Duplicates (see the module docstring for the identity used).
-    dup = {"a": matched_rows + only_b_rows > n_b, "b": matched_rows + only_a_rows > n_a}
-    only_pred = {"a": (nw.col("__mcn_pb").is_null() & ~nw.col("__mcn_pa").is_null(), ka),
-                 "b": (nw.col("__mcn_pa").is_null() & ~nw.col("__mcn_pb").is_null(), kb)}
-    with_key = {}
-    for name, side, rows_only in (("a", side_a, only_a_rows), ("b", side_b, only_b_rows)):
-        pred, cols = only_pred[name]
-        has_key = ~nw.col(cols[0]).is_null()
-        for col in cols[1:]:
-            has_key = has_key & ~nw.col(col).is_null()
-        with_key[name] = joined.filter(pred & has_key)
-        if not rows_only:
-            continue
-        distinct = _scalar(with_key[name].select(cols).unique().select(nw.len().alias("n")))
-        no_id = _scalar(joined.filter(pred & ~has_key).select(nw.len().alias("n")))
-        if no_id:
-            problems.append(f"{side.label}: {no_id} records have no item id")
-        facts[f"only_{name}"] = distinct
-        if distinct + no_id < rows_only:
-            dup[name] = True
-    for name, side in (("a", side_a), ("b", side_b)):
-        if dup[name]:
-            keys = _keys(key_count)
-            counted = side.frame.group_by(keys).agg(nw.len().alias("n")).filter(nw.col("n") > 1)
-            n_dup = _scalar(counted.select(nw.len().alias("n")))
-            examples = _rows(counted.head(SHOW))
-            shown = ", ".join(f"{_key_text(r, keys)} x{r['n']}" for r in examples)
-            problems.append(f"{side.label}: {n_dup} duplicated item keys ({shown}"
-                            f"{', ...' if n_dup > SHOW else ''}); each item may appear once")
-    # Scores that cannot be used.
-    for name, side, pred_side in (("a", side_a, 0), ("b", side_b, 1)):
-        def on_side(code: int, pred_side: int = pred_side) -> int:
-            return sum(n for key, n in cells.items() if key[pred_side] == code)
-
-        label = side.label
-        if on_side(NOT_NUMBER):
-            problems.append(f"{label}: {on_side(NOT_NUMBER)} scores are not a number (NaN or "
-                            "text)")
-        if on_side(NON_BINARY):
-            problems.append(f"{label}: {on_side(NON_BINARY)} scores are not 0/1; pass "
-                            f"{THRESHOLD_HINT} to count score >= T as a pass")
-        facts[f"binarised_{name}"] = on_side(BIN_PASS) + on_side(BIN_FAIL) + side.binarised_early
-    no_score_a = total(NO_SCORE.__eq__, present)
-    no_score_b = total(present, NO_SCORE.__eq__)
-    dropped_no_score = total(present, present) - total(_SCORED.__contains__,
-                                                       _SCORED.__contains__)
-    facts.update(no_score_a=no_score_a, no_score_b=no_score_b, matched_rows=matched_rows,
-                 dropped_no_score=dropped_no_score)
-    if on_missing == "error":
-        for name, side, other, cols in (("a", side_a, side_b, ka), ("b", side_b, side_a, kb)):
-            n = facts[f"only_{name}"]
-            if n:
-                problems.append(f"{side.label}: {n} items not in {other.label} (e.g. "
-                                f"{_examples(with_key[name], cols, n)})")
-        for name, side, n, cols in (("a", side_a, no_score_a, ka), ("b", side_b, no_score_b, kb)):
-            if n:
-                lacking = joined.filter(~nw.col("__mcn_pa").is_null()
-                                        & ~nw.col("__mcn_pb").is_null()).with_columns(
-                    _category(name, threshold)).filter(nw.col(f"__mcn_c{name}") == NO_SCORE)
-                problems.append(f"{side.label}: {n} items have no score (e.g. "
-                                f"{_examples(lacking, cols, n)})")
-    is_pass = (PASS, BIN_PASS).__contains__
-    is_fail = (FAIL, BIN_FAIL).__contains__
-    counts = (total(is_pass, is_pass), total(is_pass, is_fail), total(is_fail, is_pass),
-              total(is_fail, is_fail))
-    return counts, facts
-
-
-def _count(
-    side_a: _Side, side_b: _Side, *, key_count: int, has_sample: bool, threshold: float | None,
-    on_missing: str, reduce: str | None, names: tuple[str, str], paths: tuple[str, str],
-    formats: tuple[str, str], key_names: tuple[str, ...], engine: str,
-) -> tuple[tuple[int, int, int, int], AlignmentSummary]:
-    check_policies(on_missing, threshold, reduce)
-    problems: list[str] = []
-    if has_sample:
-        side_a = _reduce_side(side_a, key_count, threshold, reduce, problems)
-        side_b = _reduce_side(side_b, key_count, threshold, reduce, problems)
-        if problems:
-            raise AlignmentError("cannot pair the runs: " + "; ".join(problems))
-    counts, facts = _count_sides(side_a, side_b, key_count=key_count, threshold=threshold,
-                                 on_missing=on_missing, problems=problems)
-    if problems:
-        hint = ""
-        if on_missing == "error" and (facts["only_a"] or facts["only_b"]
-                                      or facts["dropped_no_score"]):
-            hint = ("; to drop items present in one run only (or without a score) pass "
-                    + option("on_missing", "'intersect'"))
-        if on_missing == "intersect":
-            hint = "; " + intersect_note(None, facts["only_a"], facts["only_b"],
-                                         facts["dropped_no_score"])
-        raise AlignmentError("cannot pair the runs: " + "; ".join(problems) + hint)
-
-    if sum(counts) == 0:
-        raise AlignmentError(f"cannot pair the runs: {paths[0]} and {paths[1]} share no scored "
-                             "item in common; check that both use the same item id")
-
-    def run_summary(i: int, side: _Side, name: str) -> RunSummary:
-        items = side.items if side.items is not None else side.records
-        return RunSummary(
-            name=names[i], path=paths[i], format=formats[i], records=side.records,
-            items=items, max_samples=side.max_samples, reduced=side.reduced, ties=side.ties,
-            binarised=facts[f"binarised_{name}"], only_here=facts[f"only_{name}"],
-            no_score=facts[f"no_score_{name}"],
-        )
-
-    summary = AlignmentSummary(
-        run_a=run_summary(0, side_a, "a"),
-        run_b=run_summary(1, side_b, "b"),
-        key=key_names,
-        matched=sum(counts),
-        dropped_no_score=facts["dropped_no_score"],
-        on_missing=on_missing,
-        threshold=None if threshold is None else float(threshold),
-        reduce=reduce,
-        engine=engine,
-    )
-    return counts, summary
-
-
-# --- deferred files (DuckDB) -------------------------------------------------------------
 
 
 def align_in_duckdb(run_a: RunResults, run_b: RunResults, *, on_missing: str = "error",
                     threshold: float | None = None, reduce: str | None = None) -> Alignment:
     """Align two deferred runs inside DuckDB (see :func:`mcnemar.io.align`)."""
-    from mcnemar.io._engine import connect, engine_error, relation
-
-    nw = _nw()
-    if run_a.source is None or run_b.source is None:
-        raise McNemarError("engine='duckdb' needs two deferred runs (Parquet or large files)")
-    if run_a.source.key_count != run_b.source.key_count:
-        raise McNemarError(
-            f"the runs have keys of different length: {'+'.join(run_a.key_names)} in "
-            f"{run_a.path}, {'+'.join(run_b.key_names)} in {run_b.path}"
-        )
-    has_sample = run_a.source.has_sample or run_b.source.has_sample
-    if has_sample and not (run_a.source.has_sample and run_b.source.has_sample):
-        raise McNemarError("give the sample column for both runs or for neither")
-    con = connect()
-    # Ids are compared as text; when both runs hold integer ids (the same values as text),
-    # the join runs on the integers themselves, which is markedly faster.
-    native_ids = run_a.source.native_sql is not None and run_b.source.native_sql is not None
-    sides = []
-    for label, run in (("a", run_a), ("b", run_b)):
-        if run.source is not None and run.source.kind in ("csv", "jsonl"):
-            # Text files are parsed once into a columnar temporary table (ids and scores
-            # only); counting and joining then never re-parse the text.
-            try:
-                con.execute(f"CREATE TEMP TABLE __mcn_run_{label} AS {run.source.sql}")
-            except Exception as exc:  # duckdb.Error: a malformed file
-                raise engine_error(exc, Path(run.path), run.source.kind) from None
-            frame = nw.from_native(con.table(f"__mcn_run_{label}"))
-        else:
-            frame = nw.from_native(relation(con, run, native_ids=native_ids))
-        records = run.records
-        if records is None:
-            try:
-                records = _scalar(frame.select(nw.len().alias("n")))
-            except Exception as exc:  # duckdb.Error
-                raise engine_error(exc, Path(run.path), run.source.kind if run.source
-                                   else None) from None
-        sides.append(_Side(frame=frame, label=run.path, records=records, items=None))
-    try:
-        counts, summary = _count(
-            sides[0], sides[1], key_count=run_a.source.key_count, has_sample=has_sample,
-            threshold=threshold, on_missing=on_missing, reduce=reduce,
-            names=(run_a.name, run_b.name), paths=(run_a.path, run_b.path),
-            formats=(run_a.format, run_b.format), key_names=run_a.key_names, engine="duckdb",
-        )
-    except McNemarError:
-        raise
-    except Exception as exc:  # duckdb.Error while scanning a malformed file
-        for run in (run_a, run_b):
-            error = engine_error(exc, Path(run.path), run.source.kind if run.source else None)
-            if error.line is not None:
-                raise error from None
-        raise engine_error(exc, Path(run_a.path), "other") from None
+    counts, summary = count_in_duckdb(run_a, run_b, on_missing=on_missing,
+                                      threshold=threshold, reduce=reduce)
     return Alignment(counts=counts, summary=summary)
-
-
-# --- user frames -------------------------------------------------------------------------
-
-
-def _as_narwhals(frame: Any, what: str) -> Any:
-    nw = _nw()
-    try:
-        return nw.from_native(frame)
-    except TypeError:
-        raise McNemarError(
-            f"{what}: a {type(frame).__module__}.{type(frame).__name__} is not a supported data "
-            "frame; pass pandas, polars, pyarrow, DuckDB, Dask or PySpark"
-        ) from None
-
-
-def _columns(frame: Any) -> list[str]:
-    return list(frame.columns)
-
-
-def _prepare(frame: Any, what: str, id: str | Sequence[str], score: str,
-             sample: str | None) -> tuple[Any, int]:
-    nw = _nw()
-    ids = [id] if isinstance(id, str) else list(id)
-    columns = _columns(frame)
-    for col, role in [*((c, "id") for c in ids), (score, "score"),
-                      *(((sample, "sample"),) if sample else ())]:
-        if col not in columns:
-            raise McNemarError(f"{what}: {role} column {col!r} not found; the columns are "
-                               f"{', '.join(map(repr, columns[:12]))}")
-    select = [nw.col(c).alias(f"{KEY_PREFIX}{i}") for i, c in enumerate(ids)]
-    select.append(nw.col(score).cast(nw.Float64).alias(SCORE_COL))
-    if sample:
-        select.append(nw.col(sample).alias(SAMPLE_COL))
-    return frame.select(*select), len(ids)
-
-
-def _describe(frame: Any) -> str:
-    return f"<{type(frame).__module__.split('.')[0]} {type(frame).__name__}>"
 
 
 def table_from_frames(
@@ -480,41 +88,10 @@ def table_from_frames(
     """
     from mcnemar.table import PairedTable
 
-    check_policies(on_missing, threshold, reduce)
-    nw = _nw()
-    fa, fb = _as_narwhals(frame_a, "frame_a"), _as_narwhals(frame_b, "frame_b")
-    if type(frame_a).__module__.split(".")[0] != type(frame_b).__module__.split(".")[0]:
-        raise McNemarError(
-            f"frame_a is {_describe(frame_a)} and frame_b is {_describe(frame_b)}; both frames "
-            "must live in the same engine to be joined there"
-        )
-    pa, key_count = _prepare(fa, "frame_a", id, score, sample)
-    pb, _ = _prepare(fb, "frame_b", id, score, sample)
-    sides = [
-        _Side(frame=f, label=f"{name} {_describe(native)}",
-              records=_scalar(f.select(nw.len().alias("n"))), items=None)
-        for f, name, native in ((pa, names[0], frame_a), (pb, names[1], frame_b))
-    ]
-    engine = type(frame_a).__module__.split(".")[0]
-    try:
-        counts, summary = _count(
-            sides[0], sides[1], key_count=key_count, has_sample=sample is not None,
-            threshold=threshold, on_missing=on_missing, reduce=reduce, names=names,
-            paths=(_describe(frame_a), _describe(frame_b)), formats=("frame", "frame"),
-            key_names=tuple([id] if isinstance(id, str) else id), engine=engine,
-        )
-    except McNemarError:
-        raise
-    except Exception as exc:  # engine-specific errors (bad types, ...)
-        if "different connections" in str(exc):
-            raise McNemarError(
-                "frame_a and frame_b are relations of different DuckDB connections; create "
-                "both from one connection so that DuckDB can join them"
-            ) from None
-        raise McNemarError(f"the {engine} engine could not count the frames: "
-                           f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-                           ) from None
-    a, b, c, d = counts
+    (a, b, c, d), summary = count_frames(
+        frame_a, frame_b, id=id, score=score, threshold=threshold, on_missing=on_missing,
+        sample=sample, reduce=reduce, names=names,
+    )
     return PairedTable(a=a, b=b, c=c, d=d), summary
 
 
@@ -549,24 +126,10 @@ def table_from_long_frame(
     >>> (table.a, table.b, table.c, table.d), summary.run_a.name
     ((0, 1, 0, 1), 'x')
     """
-    nw = _nw()
-    f = _as_narwhals(frame, "frame")
-    if run not in _columns(f):
-        raise McNemarError(f"run column {run!r} not found; the columns are "
-                           f"{', '.join(map(repr, _columns(f)[:12]))}")
-    if runs is None:
-        values = sorted(r[run] for r in _rows(f.select(run).unique()) if r[run] is not None)
-        if len(values) != 2:
-            raise McNemarError(
-                f"column {run!r} holds {len(values)} runs ({', '.join(map(repr, values[:6]))}); "
-                "choose two with runs=(A, B)"
-            )
-        runs = values
-    if len(runs) != 2:
-        raise McNemarError(f"runs must name exactly two runs (A, B), got {list(runs)!r}")
-    name_a, name_b = runs
-    native_a = nw.to_native(f.filter(nw.col(run) == name_a))
-    native_b = nw.to_native(f.filter(nw.col(run) == name_b))
-    return table_from_frames(native_a, native_b, id=id, score=score, threshold=threshold,
-                             on_missing=on_missing, sample=sample, reduce=reduce,
-                             names=(str(name_a), str(name_b)))
+    from mcnemar.table import PairedTable
+
+    (a, b, c, d), summary = count_long_frame(
+        frame, id=id, run=run, score=score, runs=runs, threshold=threshold,
+        on_missing=on_missing, sample=sample, reduce=reduce,
+    )
+    return PairedTable(a=a, b=b, c=c, d=d), summary
