@@ -236,8 +236,6 @@ def test_cluster_column_gives_the_clustered_analysis(tmp_path) -> None:
     # Items grouped by passage: the report's clustered test equals the library's clustered
     # test run directly on the same per-item outcomes.
     import json as _json
-    import subprocess
-    import sys
 
     import numpy as np
 
@@ -252,13 +250,9 @@ def test_cluster_column_gives_the_clustered_analysis(tmp_path) -> None:
     for name, score in (("a.csv", a), ("b.csv", b)):
         rows = ["id,passage,correct"] + [f"q{i},p{passage[i]},{score[i]}" for i in range(n)]
         (tmp_path / name).write_text("\n".join(rows) + "\n")
-    out = subprocess.run(
-        [sys.executable, "-m", "mcnemar", "compare", str(tmp_path / "a.csv"),
-         str(tmp_path / "b.csv"), "--id", "id", "--score", "correct", "--cluster", "passage",
-         "--format", "json"],
-        capture_output=True, text=True, timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
+    out = invoke(tmp_path / "a.csv", tmp_path / "b.csv", "--id", "id", "--score", "correct",
+                 "--cluster", "passage", "--format", "json")
+    assert out.exit_code == 0, out.stderr
     report = _json.loads(out.stdout)
     direct = clustered_from_outcomes(a, b, passage)
     assert report["recommended"]["test"] == "clustered"

@@ -20,9 +20,9 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_entry_point_sample_size_json() -> None:
-    out = _run("--p10", "0.06", "--p01", "0.04", "--format", "json")
-    assert out.returncode == 0, out.stderr
+def test_sample_size_json() -> None:
+    out = CliRunner().invoke(main, ["power", "--p10", "0.06", "--p01", "0.04", "--format", "json"])
+    assert out.exit_code == 0, out.stderr
     payload = json.loads(out.stdout)
     expected = sample_size(0.06, 0.04)
     assert payload["n"] == expected.n

@@ -1,4 +1,5 @@
-"""`mcnemar test` through the real entry points (console script and python -m)."""
+"""`mcnemar test`: in process through click's test runner, and through the real entry points
+(console script and python -m) once each."""
 
 from __future__ import annotations
 
@@ -6,28 +7,44 @@ import json
 import shutil
 import subprocess
 import sys
+from typing import NamedTuple
 
 import pytest
+from click.testing import CliRunner
+
+from mcnemar.cli import main
 
 MCNEMAR = shutil.which("mcnemar") or str(
     __import__("pathlib").Path(sys.executable).parent / "mcnemar"
 )
 
 
-def run(*args: str, module: bool = False) -> subprocess.CompletedProcess[str]:
+class Outcome(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(*args: str) -> Outcome:
+    """Run the command line in this process (the group's own error handling included)."""
+    result = CliRunner().invoke(main, list(args))
+    return Outcome(int(result.exit_code), result.stdout, result.stderr)
+
+
+def run_process(*args: str, module: bool = False) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "mcnemar", *args] if module else [MCNEMAR, *args]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
 
 
-def test_text_report() -> None:
-    out = run("test", "--a", "157", "--b", "17", "--c", "3", "--d", "23")
+def test_text_report_console_script() -> None:
+    out = run_process("test", "--a", "157", "--b", "17", "--c", "3", "--d", "23")
     assert out.returncode == 0, out.stderr
     assert "A did better than B by 7.0 accuracy points" in out.stdout
     assert "p = 0.002577" in out.stdout
 
 
 def test_json_via_python_m() -> None:
-    out = run(
+    out = run_process(
         "test", "--a", "157", "--b", "17", "--c", "3", "--d", "23", "--format", "json", module=True
     )
     assert out.returncode == 0, out.stderr

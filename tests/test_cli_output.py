@@ -1,0 +1,86 @@
+"""The output of every command goes through one function (``mcnemar.cli._common.emit``): the
+three formats end with exactly one newline, and JSON is the result's ``to_dict()``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from mcnemar.cli import main
+from mcnemar.cli._common import emit
+from mcnemar.planning import sample_size
+
+DATA = Path(__file__).parent / "data" / "io" / "generic"
+
+
+class _Result:
+    """A result whose renderings end with no newline, one, and two."""
+
+    def __str__(self) -> str:
+        return "text"
+
+    def to_markdown(self) -> str:
+        return "| md |\n\n"
+
+    def to_dict(self) -> dict[str, object]:
+        return {"x": 1.5}
+
+
+@pytest.mark.parametrize(
+    ("fmt", "expected"),
+    [("text", "text\n"), ("markdown", "| md |\n"), ("MARKDOWN", "| md |\n"),
+     ("json", '{\n  "x": 1.5\n}\n')],
+)
+def test_emit_ends_with_one_newline(fmt: str, expected: str, capsys: pytest.CaptureFixture[str]
+                                    ) -> None:
+    emit(_Result(), fmt)
+    assert capsys.readouterr().out == expected
+
+
+def test_emit_own_renderings(capsys: pytest.CaptureFixture[str]) -> None:
+    emit(_Result(), "json", document=lambda: {"y": None})
+    emit(_Result(), "text", text=lambda: "own\n\n\n")
+    emit(_Result(), "markdown", markdown=lambda: "own md")
+    assert capsys.readouterr().out == '{\n  "y": null\n}\nown\nown md\n'
+
+
+def test_emit_refuses_nan(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(ValueError):
+        emit(_Result(), "json", document=lambda: {"x": float("nan")})
+
+
+@pytest.fixture(scope="module")
+def matrix(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    rng = np.random.default_rng(3)
+    x = (rng.random((3, 60)) < [[0.8], [0.7], [0.6]]).astype(int)
+    path = tmp_path_factory.mktemp("matrix") / "m.csv"
+    path.write_text("a,b,c\n" + "".join(",".join(map(str, x[:, j])) + "\n" for j in range(60)))
+    return path
+
+
+COMMANDS = {
+    "test": ["test", "--a", "157", "--b", "17", "--c", "3", "--d", "23"],
+    "compare": ["compare", str(DATA / "a.csv"), str(DATA / "b.csv")],
+    "power": ["power", "--p10", "0.06", "--p01", "0.04"],
+    "monitor": ["monitor", str(DATA / "a.csv"), str(DATA / "b.csv")],
+}
+
+
+@pytest.mark.parametrize("fmt", ["text", "markdown", "json"])
+@pytest.mark.parametrize("command", [*COMMANDS, "pairwise"])
+def test_every_command_ends_with_one_newline(command: str, fmt: str, matrix: Path) -> None:
+    args = COMMANDS.get(command, ["pairwise", "--matrix", str(matrix)])
+    result = CliRunner().invoke(main, [*args, "--format", fmt])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.endswith("\n") and not result.stdout.endswith("\n\n")
+    if fmt == "json":
+        json.loads(result.stdout)
+
+
+def test_power_json_is_the_results_to_dict() -> None:
+    result = CliRunner().invoke(main, [*COMMANDS["power"], "--format", "json"])
+    assert json.loads(result.stdout) == json.loads(json.dumps(sample_size(0.06, 0.04).to_dict()))
