@@ -36,6 +36,7 @@ from scipy import special
 from mcnemar._format import format_number
 from mcnemar._format import json_number as _json
 from mcnemar.errors import McNemarError, McNemarWarning, TableError
+from mcnemar.inference import check_alternative
 from mcnemar.intervals import ConfidenceInterval
 
 __all__ = [
@@ -312,13 +313,50 @@ class ClusteredResult:
         """Readable name of the statistic."""
         return f"clustered McNemar test of {_METHOD_NAMES[self.method]}"
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe dictionary (undefined values are None)."""
+    def pvalue_for(self, alternative: str = "two-sided") -> float:
+        """The clustered test's p-value for ``alternative``.
+
+        The statistic is a chi-square on 1 df, the square of a signed normal score that is
+        positive when A is more accurate (b > c). A one-sided p-value is half the two-sided
+        one when the data point the way of ``alternative`` (``"greater"``: b > c; ``"less"``:
+        b < c) and one minus that half when they point the other way or not at all (b = c).
+
+        Parameters
+        ----------
+        alternative : {"two-sided", "greater", "less"}
+            ``"greater"``: the hypothesis that A is more accurate.
+
+        Returns
+        -------
+        float
+            The p-value; NaN when the two-sided one is undefined.
+
+        Examples
+        --------
+        >>> from mcnemar import clustered
+        >>> r = clustered([[5, 4, 1, 2], [3, 2, 0, 4], [6, 3, 2, 1], [2, 1, 1, 5]])
+        >>> p = r.pvalue_for("greater")
+        >>> bool(p == r.pvalue / 2), bool(r.pvalue_for("less") == 1 - p)
+        (True, True)
+        """
+        check_alternative(alternative)
+        p = float(self.pvalue)
+        if alternative == "two-sided" or not math.isfinite(p):
+            return p
+        if self.b == self.c:
+            return 1.0 - p / 2.0
+        toward_a = self.b > self.c
+        agrees = toward_a if alternative == "greater" else not toward_a
+        return p / 2.0 if agrees else 1.0 - p / 2.0
+
+    def to_dict(self, confidence_level: float = 0.95) -> dict[str, Any]:
+        """JSON-safe dictionary (undefined values are None); the interval and its widening
+        at ``confidence_level``."""
         interval = None
         if self.difference is not None and self.standard_error is not None:
             interval = {
-                **self.confidence_interval().to_dict(),
-                "confidence_level": 0.95,
+                **self.confidence_interval(confidence_level).to_dict(),
+                "confidence_level": confidence_level,
                 "method": "CR1 cluster-robust, t with K - 1 df",
             }
         return {
@@ -339,7 +377,7 @@ class ClusteredResult:
             "standard_error": _json(self.standard_error),
             "standard_error_unclustered": _json(self.standard_error_unclustered),
             "design_effect": _json(self.design_effect),
-            "interval_widening": _json(self.interval_widening()),
+            "interval_widening": _json(self.interval_widening(confidence_level)),
             "confidence_interval": interval,
         }
 

@@ -50,6 +50,8 @@ EXACT_BELOW = 25
 #: test's power; beyond it with Connor's (1987) normal approximation.
 EXACT_POWER_MAX_D = 1_000_000
 _TEST_ORDER = ("exact", "midp", "asymptotic", "corrected")
+#: The keys of a test's own ``to_dict()`` that the report's ``tests`` blocks show.
+_TEST_KEYS = ("name", "convention", "statistic", "pvalue", "log10_pvalue")
 _HEADLINE_INTERVALS = ("newcombe", "wald", "tango")
 _INTERVAL_LABELS = {
     "wald": "Wald",
@@ -209,7 +211,7 @@ class Report:
     def pvalue(self) -> float:
         """The recommended p-value."""
         if self.recommended == "clustered" and self.clustered is not None:
-            return _clustered_pvalue(self.clustered, self.alternative)
+            return self.clustered.pvalue_for(self.alternative)
         return float(self.tests[self.recommended].pvalue)
 
     @property
@@ -239,17 +241,15 @@ class Report:
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-safe data (schema ``mcnemar.report/1``, docs/report-schema.md)."""
         acc = self.accuracy
-        tests = {}
-        for key in _TEST_ORDER:
-            r = self.tests[key]
-            tests[key] = {
-                "name": r.name,
-                "convention": r.convention,
-                "statistic": _plain(r.statistic),
-                "pvalue": _plain(r.pvalue),
-                "log10_pvalue": _plain(r.log10_pvalue),
+        # Each block is its result's own to_dict(), narrowed to the keys this schema shows
+        # (the report states the table and alternative once, at the top).
+        tests = {
+            key: {
+                **_pick(self.tests[key].to_dict(), _TEST_KEYS),
                 "recommended": key == self.recommended,
             }
+            for key in _TEST_ORDER
+        }
         out: dict[str, Any] = {
             "schema": SCHEMA,
             "names": {"a": self.names[0], "b": self.names[1]},
@@ -306,26 +306,17 @@ class Report:
             "warnings": list(self.warnings),
         }
         if self.clustered is not None:
-            cl = self.clustered
-            p = self.pvalue
+            section = self.clustered.to_dict(self.confidence_level)
+            p = self.clustered.pvalue_for(self.alternative)
             tests["clustered"] = {
-                "name": cl.name,
+                "name": section["name"],
                 "convention": "chi-square on 1 degree of freedom"
                 + ("" if self.alternative == "two-sided" else "; one-sided: half the tail"),
-                "statistic": _plain(cl.statistic),
+                "statistic": section["statistic"],
                 "pvalue": _plain(p),
                 "log10_pvalue": _plain(math.log10(p)) if p > 0 else None,
                 "recommended": self.recommended == "clustered",
             }
-            section = cl.to_dict()
-            if cl.difference is not None and cl.standard_error is not None:
-                ci = cl.confidence_interval(self.confidence_level)
-                section["confidence_interval"] = {
-                    **ci.to_dict(),
-                    "confidence_level": self.confidence_level,
-                    "method": "CR1 cluster-robust, t with K - 1 df",
-                }
-                section["interval_widening"] = _plain(cl.interval_widening(self.confidence_level))
             out["clustered"] = section
         if self.noninferiority is not None:
             from mcnemar.margin import margin_dict
@@ -911,7 +902,7 @@ def analyze(
                 f"clustered has b = {clustered.b}, c = {clustered.c} but the table has b = {b}, "
                 f"c = {c}; pass the clustered test of the same items"
             )
-        p_value = _clustered_pvalue(clustered, alternative)
+        p_value = clustered.pvalue_for(alternative)
         log10_p = math.log10(p_value) if p_value > 0 else -math.inf
         design = clustered.design_effect
         recommended = "clustered"
@@ -1021,17 +1012,9 @@ def _bayes_section(table: PairedTable, bayes: Any, level: float) -> Any:
     )
 
 
-def _clustered_pvalue(result: ClusteredResult, alternative: str) -> float:
-    """The clustered test's p-value for ``alternative`` (one-sided: half the chi-square tail
-    in the observed direction, one minus that against it)."""
-    p = float(result.pvalue)
-    if alternative == "two-sided" or not math.isfinite(p):
-        return p
-    if result.b == result.c:
-        return 1.0 - p / 2.0
-    toward_a = result.b > result.c
-    agrees = toward_a if alternative == "greater" else not toward_a
-    return p / 2.0 if agrees else 1.0 - p / 2.0
+def _pick(block: dict[str, Any], keys: tuple[str, ...]) -> dict[str, Any]:
+    """The entries ``keys`` of a result's ``to_dict()``, in that order."""
+    return {k: block[k] for k in keys}
 
 
 def _maybe(x: Any) -> float | None:
