@@ -25,7 +25,6 @@ __all__ = [
     "alpha_option",
     "alternative_option",
     "confidence_level_option",
-    "echo_json",
     "emit",
     "handle_errors",
     "names_option",
@@ -174,7 +173,8 @@ def emit(
     By default the JSON document is ``result.to_dict()``, the markdown ``result.to_markdown()``
     and the text ``str(result)``; a command whose output is not one result object passes
     functions building its own. Every format ends with exactly one newline, so that output
-    piped into a file or a pull-request comment does not depend on the command.
+    piped into a file or a pull-request comment does not depend on the command. JSON refuses
+    NaN and infinity (the library emits null).
     """
     fmt = fmt.lower()
     if fmt == "json":
@@ -185,8 +185,3 @@ def emit(
     else:
         out = str(result) if text is None else text()
     click.echo(out.rstrip("\n") + "\n", nl=False)
-
-
-def echo_json(obj: Any) -> None:
-    """Print a JSON document (NaN and infinity are refused: the library emits null)."""
-    click.echo(json.dumps(obj, indent=2, allow_nan=False))
