@@ -1,4 +1,4 @@
-"""The report's JSON is composed of its results' own to_dict(); the clustered one-sided p-value."""
+"""The report's JSON is composed of its results' own to_dict(); the recommended interval."""
 
 from __future__ import annotations
 
@@ -86,6 +86,32 @@ def test_blocks_are_the_results_own_to_dict(case: tuple[PairedTable, dict[str, A
             assert eq == rep.equivalence.to_dict()
     if rep.bayes is not None:
         assert d["bayes"] == rep.bayes.to_dict()
+
+
+def test_clustered_report_names_the_cluster_robust_interval() -> None:
+    clusters = _psychiatry()
+    result = clustered(clusters)
+    rep = analyze(PairedTable(*clusters.sum(axis=0)), clustered=result)
+    d = rep.to_dict()
+    assert d["difference"]["recommended_interval"] == "clustered"
+    assert rep.recommended_interval == "clustered"
+    # The headline states the interval the JSON names: the cluster-robust one, in points
+    # (B better, so the signs flip), not Newcombe's.
+    ci = d["clustered"]["confidence_interval"]
+    assert f"+{-100 * ci['high']:.1f} to +{-100 * ci['low']:.1f} points, cluster-robust" in (
+        rep.conclusion.text
+    )
+    low, high = d["difference"]["interval_texts"]["newcombe"]
+    assert f"{low} to {high}" not in rep.conclusion.text
+    # Without clusters, or when the cluster-robust interval is undefined, it stays Newcombe's.
+    plain = analyze(PairedTable(*clusters.sum(axis=0)))
+    assert plain.to_dict()["difference"]["recommended_interval"] == "newcombe"
+    # Cluster sizes unknown (b and c per cluster only): no difference, no cluster-robust interval.
+    no_sizes = clustered(PairedTable(b=np.array([3, 0, 2]), c=np.array([0, 2, 1])))
+    assert no_sizes.difference is None
+    rep0 = analyze(PairedTable(b=5, c=3), clustered=no_sizes)
+    assert rep0.recommended == "clustered"
+    assert rep0.to_dict()["difference"]["recommended_interval"] == "newcombe"
 
 
 @settings(max_examples=100, deadline=None)

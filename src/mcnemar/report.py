@@ -215,6 +215,16 @@ class Report:
         return float(self.tests[self.recommended].pvalue)
 
     @property
+    def recommended_interval(self) -> str:
+        """Which interval the headline states: ``"clustered"`` (the cluster-robust interval of
+        :attr:`clustered`) when the items come in clusters and it is defined, else
+        ``"newcombe"`` (a key of :attr:`difference_intervals`)."""
+        cl = self.clustered
+        if cl is not None and cl.difference is not None and cl.standard_error is not None:
+            return "clustered"
+        return "newcombe"
+
+    @property
     def log10_pvalue(self) -> float:
         """log10 of the recommended p-value (finite where the p-value underflows)."""
         if self.recommended == "clustered":
@@ -265,7 +275,7 @@ class Report:
                 "estimate": _plain(self.difference),
                 "confidence_level": self.confidence_level,
                 "intervals": {k: v.to_dict() for k, v in self.difference_intervals.items()},
-                "recommended_interval": "newcombe",
+                "recommended_interval": self.recommended_interval,
                 "estimate_text": None
                 if self.difference is None
                 else _points(self.difference, _decimals(abs(100 * self.difference))),
