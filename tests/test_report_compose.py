@@ -1,4 +1,4 @@
-"""The report's JSON is composed of its results' own to_dict(); the recommended interval."""
+"""The report's JSON is composed of its results' own to_dict(); the recommended interval; repr."""
 
 from __future__ import annotations
 
@@ -137,3 +137,33 @@ def test_clustered_one_sided_pvalue_is_the_signed_normal_tail(rows: list[list[in
 def test_clustered_pvalue_for_rejects_unknown_alternatives() -> None:
     with pytest.raises(McNemarError, match="alternative must be one of"):
         clustered(_psychiatry()).pvalue_for("bigger")
+
+
+def test_repr_is_one_short_line() -> None:
+    rep = analyze(PairedTable(a=157, b=17, c=3, d=23), names=("x", "y"))
+    assert repr(rep) == (
+        f"Report(A='x', B='y', b=17, c=3, n=200, pvalue={rep.pvalue:.4g}, recommended='exact')"
+    )
+    # exact two-sided p = 2 * P(X <= 3), X ~ Binomial(20, 1/2)
+    assert f"pvalue={2 * stats.binom.cdf(3, 20, 0.5):.4g}" in repr(rep)
+    assert "pvalue=0.002577" in repr(rep)
+    assert len(repr(rep)) < 100
+    unknown = analyze(PairedTable(b=17, c=3))
+    assert "n=None" in repr(unknown)
+    long_names = analyze(PairedTable(a=1, b=2, c=3, d=4), names=("a" * 500, "b" * 500))
+    assert len(repr(long_names)) < 160 and "\n" not in repr(long_names)
+
+
+def test_repr_keeps_an_underflowing_pvalue_readable() -> None:
+    n = 10**12
+    rep = analyze(PairedTable(a=n, b=n // 100, c=n // 50, d=n))
+    assert rep.pvalue == 0.0
+    assert f"log10_pvalue={rep.log10_pvalue:.4g}" in repr(rep)
+    assert rep.log10_pvalue < -1e8
+
+
+def test_clustered_report_repr_names_the_clustered_test() -> None:
+    clusters = _psychiatry()
+    rep = analyze(PairedTable(*clusters.sum(axis=0)), clustered=clustered(clusters))
+    assert repr(rep).endswith(f"pvalue={rep.pvalue:.4g}, recommended='clustered')")
+    assert "b=21, c=50" in repr(rep)

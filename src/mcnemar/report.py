@@ -247,6 +247,20 @@ class Report:
         """The table restated in words."""
         return self.table.describe(self.names)
 
+    def __repr__(self) -> str:
+        # One line: who was compared, the discordant counts, N, the recommended p-value and
+        # test (print the report, or use to_dict(), for the rest).
+        n = None if self.table.n is None else int(self.table.n)
+        p = self.pvalue
+        p_text = f"{p:.4g}"
+        if p == 0.0 and math.isfinite(self.log10_pvalue):
+            p_text += f", log10_pvalue={self.log10_pvalue:.4g}"  # p underflows to 0
+        return (
+            f"Report(A={_short(self.names[0])!r}, B={_short(self.names[1])!r}, "
+            f"b={self.table.b}, c={self.table.c}, n={n}, pvalue={p_text}, "
+            f"recommended={self.recommended!r})"
+        )
+
     # -- rendering -----------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-safe data (schema ``mcnemar.report/1``, docs/report-schema.md)."""
