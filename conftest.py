@@ -8,7 +8,7 @@ in CI and in the full test environment a missing package fails them as usual.
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,9 @@ def pytest_ignore_collect(collection_path: Path) -> bool | None:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    outcome = yield
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    outcome: Any = yield
     if _SRC in item.path.parents:
         _extras._rewrite(outcome.get_result(), str(item.path))

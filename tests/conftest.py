@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 
 import pytest
@@ -113,14 +113,16 @@ def _rewrite(report: Any, where: str) -> None:
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_make_collect_report(collector: pytest.Collector) -> Iterator[None]:
-    outcome = yield
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, None]:
+    outcome: Any = yield
     report = outcome.get_result()
     if isinstance(collector, pytest.Module):
         _rewrite(report, str(collector.path))
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
-    outcome = yield
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    outcome: Any = yield
     _rewrite(outcome.get_result(), str(item.path))
