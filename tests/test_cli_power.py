@@ -51,7 +51,7 @@ def test_power_text(runner: CliRunner) -> None:
                "--alternative", "greater"],
     )
     assert result.exit_code == 0, result.output
-    assert "0.8009" in result.output  # MESS: 0.80 (REFERENCES.md 4.1)
+    assert "0.8009" in result.output  # MESS: 0.80 (docs/references.md)
     assert "144 items" in result.output
 
 
@@ -75,7 +75,7 @@ def test_power_json_connor(runner: CliRunner) -> None:
     )
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
-    assert payload["power"] == pytest.approx(0.611518, abs=5e-7)  # REFERENCES.md 4.1
+    assert payload["power"] == pytest.approx(0.611518, abs=5e-7)  # docs/references.md
     assert payload["method"] == "connor"
 
 

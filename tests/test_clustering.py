@@ -1,6 +1,6 @@
 """Tests for mcnemar.clustering: clustered McNemar tests and the cluster-robust interval.
 
-Reference values: tests/data/clustered.json (copied from the shared reference set): the
+Reference values: tests/data/clustered.json (see docs/references.md, 'Clustered items'): the
 thyroids data of Obuchowski (1998) and the psychiatry data of Donner & Petryshen (1989), with
 the statistics published by Obuchowski (1998), Durkalski et al. (2003), Yang, Sun & Hardin
 (2010) and Eliasziw & Donner (1991) as collected in the R package clust.bin.pair's tests.
@@ -63,14 +63,14 @@ def test_published_unclustered_mcnemar(dataset: str) -> None:
 
 
 def test_thyroids_totals_from_references() -> None:
-    # REFERENCES.md 4.2: K = 21, N = 51, sum (a, b, c, d) = (39, 1, 7, 4)
+    # docs/references.md, 'Clustered items': K = 21, N = 51, sum (a, b, c, d) = (39, 1, 7, 4)
     counts = np.array(DATA["datasets"]["thyroids"]["clusters"])
     assert counts.shape[0] == 21
     assert counts.sum(axis=0).tolist() == [39, 1, 7, 4]
 
 
 def _eliasziw_steps(x: np.ndarray) -> float:
-    """The Eliasziw-Donner recipe transcribed step by step (REFERENCES.md 4.2)."""
+    """The Eliasziw-Donner recipe transcribed step by step (docs/references.md)."""
     a, b, c, d = (x[:, i].astype(float) for i in range(4))
     n = a + b + c + d
     s = b + c

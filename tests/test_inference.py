@@ -59,7 +59,7 @@ def test_calculator_example() -> None:
     assert round(float(p), 3) == 0.059
 
 
-# REFERENCES.md 3.3, from contingencytables' tests (cavo_2012) and re-implementations
+# docs/references.md: contingencytables' tests (cavo_2012) and re-implementations
 # (bentur_2009, T1).
 @pytest.mark.parametrize(
     ("cells", "expected"),
@@ -305,11 +305,11 @@ def test_stack_of_2x2_arrays() -> None:
 @pytest.mark.parametrize(
     ("cells", "gamma", "refine", "printed"),
     [
-        # REFERENCES.md 3.3: contingencytables' tests, floor(cavo/10) = (5, 0, 1, 8); gamma 1e-4
+        # docs/references.md: contingencytables' tests, floor(cavo/10) = (5, 0, 1, 8); gamma 1e-4
         # on its 1000-point grid, and gamma = 0.
         ((5, 0, 1, 8), 1e-4, False, "0.542071"),
         ((5, 0, 1, 8), 0.0, False, "0.54197"),
-        # bentur_2009 (re-implementation in REFERENCES.md; Fagerland et al. 2013 print 0.035).
+        # bentur_2009 (re-implementation, docs/references.md; Fagerland et al. 2013 print 0.035).
         ((1, 1, 7, 12), 1e-4, True, "0.035416"),
         ((1, 1, 7, 12), 0.0, True, "0.035316"),
         ((1, 1, 7, 12), 1e-4, True, "0.035"),

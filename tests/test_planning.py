@@ -1,8 +1,9 @@
 """Tests for mcnemar.planning: power, sample size and minimum detectable effect.
 
 Reference values: MESS (R) tests of ``power_mcnemar_test`` and the values in
-REFERENCES.md section 4.1; independent checks: exact rational enumeration of all tables
-(fractions), the package's own McNemar p-values, mpmath, and a seeded Monte Carlo simulation.
+docs/references.md, 'Power and sample size'; independent checks: exact rational enumeration
+of all tables (fractions), the package's own McNemar p-values, mpmath, and a seeded Monte Carlo
+simulation.
 """
 
 from __future__ import annotations
@@ -33,7 +34,8 @@ from mcnemar.planning import (
 
 def test_mess_connor_sample_size_two_sided() -> None:
     # MESS tests: power_mcnemar_test(paid=0.05, psi=9, power=0.8)$n rounds to 22
-    # (REFERENCES.md 4.1: unrounded 22.0113). paid is the smaller discordant probability.
+    # (docs/references.md, 'Power and sample size': unrounded 22.0113). paid is the smaller
+    # discordant probability.
     res = sample_size(0.05 * 9, 0.05, power=0.8, method="connor")
     assert round(res.n_connor) == 22
     assert res.n_connor == pytest.approx(22.0113, abs=5e-5)
@@ -52,7 +54,7 @@ def test_mess_connor_sample_size_one_sided() -> None:
 
 @pytest.mark.parametrize(
     ("paid", "psi", "target", "expected"),
-    [(0.125, 2, 0.9, 247.997), (0.1, 2, 0.8, 233.09)],  # REFERENCES.md 4.1, MESS formula
+    [(0.125, 2, 0.9, 247.997), (0.1, 2, 0.8, 233.09)],  # docs/references.md, MESS formula
 )
 def test_connor_sample_size_other_values(
     paid: float, psi: float, target: float, expected: float
@@ -63,17 +65,17 @@ def test_connor_sample_size_other_values(
 
 def test_mess_exact_power() -> None:
     # MESS tests: power_mcnemar_test(144, paid=0.25, psi=1.8, method="exact",
-    # alternative="one.sided", sig.level=0.025)$power rounds to 0.80; REFERENCES.md gives an
-    # independent re-implementation's 0.8009.
+    # alternative="one.sided", sig.level=0.025)$power rounds to 0.80; docs/references.md
+    # ('Power and sample size') gives this project's 0.8009.
     res = power(144, 0.25 * 1.8, 0.25, alpha=0.025, alternative="greater")
     assert round(res.power, 2) == 0.80
     assert res.power == pytest.approx(0.8009, abs=5e-5)
 
 
 def test_references_exact_power_non_strict() -> None:
-    # REFERENCES.md 4.1 (exact2x2 non-strict convention: rejections in the direction of the
-    # difference only): pb = 0.5, pc = 0.3, two-sided 0.05 -> 0.569312 at n = 100 (Connor
-    # 0.611518) and 0.119118 at n = 20.
+    # docs/references.md, 'Power and sample size' (exact2x2 non-strict convention: rejections
+    # in the direction of the difference only): pb = 0.5, pc = 0.3, two-sided 0.05 -> 0.569312
+    # at n = 100 (Connor 0.611518) and 0.119118 at n = 20.
     res = power([100, 20], 0.5, 0.3)
     assert res.power_directional[0] == pytest.approx(0.569312, abs=5e-7)
     assert res.power_directional[1] == pytest.approx(0.119118, abs=5e-7)

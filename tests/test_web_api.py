@@ -1,7 +1,7 @@
 """Tests of the calculator's JSON API, page and ``mcnemar serve`` (in process, no browser).
 
 Reference values: the 200-item worked example (157, 17, 3, 23) and the other tables are from
-the shared REFERENCES.md and ``tests/data/published.csv`` (Newcombe 1998, Table III;
+docs/references.md and ``tests/data/published.csv`` (Newcombe 1998, Table III;
 Fagerland, Lydersen & Laake 2013/2014; Tango 1998; contingencytables' test-ch8.R). The API must
 return exactly what :func:`mcnemar.report.analyze` returns, so most checks compare the two and
 a few check published numbers end to end.
@@ -103,7 +103,7 @@ def test_analyze_passes_every_option_through(client: TestClient) -> None:
 
 
 def test_worked_example_200_items(client: TestClient) -> None:
-    """REFERENCES.md, table T1 = (157, 17, 3, 23) and the unpaired contrast (z 1.886, p 0.0593)."""
+    """docs/references.md, T1 = (157, 17, 3, 23) and the unpaired contrast (z 1.886, p 0.0593)."""
     got = client.post("/api/v1/analyze", json=EXAMPLE).json()
     assert got["schema"] == "mcnemar.report/1"
     assert got["table"] == {"a": 157, "b": 17, "c": 3, "d": 23, "n": 200, "discordant": 20}

@@ -5,7 +5,7 @@ The tests start the real server (``python -m mcnemar serve --port 0``) in a subp
 at desktop (1280x900) and phone (390x844) widths under ``tests/artifacts/``. Every request the
 page makes is checked to go to the local server only.
 
-Reference values: the 200-item worked example (157, 17, 3, 23) of REFERENCES.md: exact
+Reference values: the 200-item worked example (157, 17, 3, 23) of docs/references.md: exact
 p = 0.0025768 (shown as 0.0026), Newcombe interval (0.026236, 0.116610), i.e. +2.6 to +11.7
 points, candidate better.
 
@@ -259,7 +259,7 @@ def test_worked_example_typed_with_the_keyboard(desktop: Page, server: str) -> N
     page.keyboard.type("23")
     wait_for_result(page, "0.0026")
 
-    # the recommended test, exact p = 0.0025768 (REFERENCES.md, T1)
+    # the recommended test, exact p = 0.0025768 (docs/references.md, T1)
     assert text(page, "#headline-p").lower().startswith("exact p = 0.0026")
     assert "0.002577" in text(page, "#tests-table tr[data-test='exact']")
     # Newcombe (0.026236, 0.116610) in points
