@@ -84,3 +84,20 @@ def test_every_command_ends_with_one_newline(command: str, fmt: str, matrix: Pat
 def test_power_json_is_the_results_to_dict() -> None:
     result = CliRunner().invoke(main, [*COMMANDS["power"], "--format", "json"])
     assert json.loads(result.stdout) == json.loads(json.dumps(sample_size(0.06, 0.04).to_dict()))
+
+
+def test_input_format_choices_are_the_readers_formats() -> None:
+    """The commands' --input-format choices are 'auto' and exactly the formats read_run
+    knows (the CLI spells them out so that starting it does not import the readers)."""
+    import click
+
+    from mcnemar.cli._common import INPUT_FORMATS
+    from mcnemar.cli.compare import compare
+    from mcnemar.cli.monitor import monitor
+    from mcnemar.io.detect import FORMATS
+
+    assert INPUT_FORMATS == ("auto", *FORMATS)
+    for command in (compare, monitor):
+        option = next(p for p in command.params if p.name == "input_format")
+        assert isinstance(option.type, click.Choice)
+        assert tuple(option.type.choices) == INPUT_FORMATS

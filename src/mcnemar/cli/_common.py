@@ -20,6 +20,7 @@ from mcnemar.errors import McNemarError
 
 __all__ = [
     "FORMAT_OPTION",
+    "INPUT_FORMATS",
     "MARGIN_OPTIONS",
     "ExitCode",
     "alpha_option",
@@ -28,6 +29,7 @@ __all__ = [
     "emit",
     "handle_errors",
     "names_option",
+    "split_pair",
 ]
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -185,3 +187,19 @@ def emit(
     else:
         out = str(result) if text is None else text()
     click.echo(out.rstrip("\n") + "\n", nl=False)
+
+
+#: ``--input-format`` choices of the commands that read runs: ``auto`` and every format of
+#: :data:`mcnemar.io.detect.FORMATS` (kept equal by a test; spelled out here so that starting
+#: the command line does not import the readers).
+INPUT_FORMATS = ("auto", "csv", "jsonl", "parquet", "lm-eval", "inspect", "openai-evals", "helm")
+
+
+def split_pair(text: str | None, option: str) -> tuple[str, str] | None:
+    """``"A,B"`` -> ``("A", "B")`` for options that take one value per run (``--names``)."""
+    if text is None:
+        return None
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 2 or not all(parts):
+        raise McNemarError(f"{option} takes two comma-separated values A,B; got {text!r}")
+    return parts[0], parts[1]

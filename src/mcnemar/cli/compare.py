@@ -17,6 +17,7 @@ import click
 
 from mcnemar.cli._common import (
     FORMAT_OPTION,
+    INPUT_FORMATS,
     MARGIN_OPTIONS,
     ExitCode,
     alpha_option,
@@ -25,12 +26,12 @@ from mcnemar.cli._common import (
     emit,
     handle_errors,
     names_option,
+    split_pair,
 )
 from mcnemar.errors import McNemarError
 
 __all__ = ["compare"]
 
-_FORMATS = ("auto", "csv", "jsonl", "parquet", "lm-eval", "inspect", "openai-evals", "helm")
 
 
 #: How the command line spells the library's keywords named in error messages.
@@ -88,15 +89,6 @@ def _ids(columns: tuple[str, ...]) -> Any:
     return columns[0] if len(columns) == 1 else list(columns)
 
 
-def _pair(text: str | None, option: str) -> tuple[str, str] | None:
-    if text is None:
-        return None
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) != 2 or not all(parts):
-        raise McNemarError(f"{option} takes two comma-separated values A,B; got {text!r}")
-    return parts[0], parts[1]
-
-
 @click.command(
     "compare",
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -122,7 +114,7 @@ internal error.""",
 @click.option("--truth", type=click.Path(dir_okay=False),
               help="File of true labels (id, label); RUN_A RUN_B are then prediction files "
                    "(id, prediction), scored against it.")
-@click.option("--input-format", "input_format", type=click.Choice(_FORMATS), default="auto",
+@click.option("--input-format", "input_format", type=click.Choice(INPUT_FORMATS), default="auto",
               show_default=True, help="Format of the run files (detected from content).")
 @click.option("--id", "id_columns", multiple=True,
               help="Item id column of CSV/JSONL/Parquet files (repeat for a composite id).")
@@ -293,7 +285,7 @@ def compare(
             from mcnemar.io.detect import detect_format
 
             fmt_in = detect_format(runs[0]) if input_format == "auto" else input_format
-            wanted = _pair(run_values, "--runs")
+            wanted = split_pair(run_values, "--runs")
             given = {k: v for k, v in options.items() if v is not None and k not in
                      ("filter", "value_key", "perturbation")}
             long_runs = read_long(runs[0], format=fmt_in, run_column=run_column,
@@ -326,7 +318,7 @@ def compare(
         alignment = align(run_a, run_b, on_missing=on_missing, threshold=threshold,
                           reduce=reduce, allow_different_tasks=allow_different_tasks,
                           allow_different_scorers=allow_different_scorers)
-    display = _pair(names, "--names") or (run_a.name, run_b.name)
+    display = split_pair(names, "--names") or (run_a.name, run_b.name)
     if display[0] == display[1]:
         display = (f"{display[0]} (A)", f"{display[1]} (B)")
     from mcnemar.report import analyze

@@ -16,26 +16,18 @@ import numpy as np
 
 from mcnemar.cli._common import (
     FORMAT_OPTION,
+    INPUT_FORMATS,
     alpha_option,
     alternative_option,
     emit,
     handle_errors,
     names_option,
+    split_pair,
 )
 from mcnemar.errors import McNemarError
 
 __all__ = ["monitor"]
 
-_FORMATS = ("auto", "csv", "jsonl", "parquet", "lm-eval", "inspect", "openai-evals", "helm")
-
-
-def _pair(text: str | None, option: str) -> tuple[str, str] | None:
-    if text is None:
-        return None
-    parts = [p.strip() for p in text.split(",")]
-    if len(parts) != 2 or not all(parts):
-        raise McNemarError(f"{option} takes two comma-separated values A,B; got {text!r}")
-    return parts[0], parts[1]
 
 
 def _prior(prior: str | None, effect: float | None) -> Any:
@@ -45,7 +37,7 @@ def _prior(prior: str | None, effect: float | None) -> Any:
         return effect
     if prior is None:
         return None
-    parts = _pair(prior, "--prior") or ("", "")
+    parts = split_pair(prior, "--prior") or ("", "")
     try:
         return (float(parts[0]), float(parts[1]))
     except ValueError:
@@ -136,7 +128,7 @@ Exit codes: 0 done; 2 bad input or runs that cannot be paired (one line on
 stderr); 1 internal error.""",
 )
 @click.argument("runs", nargs=-1, metavar="RUN_A RUN_B")
-@click.option("--input-format", "input_format", type=click.Choice(_FORMATS), default="auto",
+@click.option("--input-format", "input_format", type=click.Choice(INPUT_FORMATS), default="auto",
               show_default=True, help="Format of the run files (detected from content).")
 @click.option("--id", "id_columns", multiple=True,
               help="Item id column of CSV/JSONL/Parquet files (repeat for a composite id).")
@@ -230,7 +222,7 @@ def monitor(
         order_words = f"ordered by {order_field}"
     else:
         order_words = f"in the log order of {run_a.name}"
-    display = _pair(names, "--names") or (run_a.name, run_b.name)
+    display = split_pair(names, "--names") or (run_a.name, run_b.name)
     if display[0] == display[1]:
         display = (f"{display[0]} (A)", f"{display[1]} (B)")
     result = sequential(correct_a, correct_b, alpha=alpha, alternative=alternative,
