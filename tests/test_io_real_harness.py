@@ -12,6 +12,7 @@ samples, ignored re-runs) each run should report.
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from functools import cache
 from pathlib import Path
@@ -269,3 +270,14 @@ def test_expected_files_record_the_harness_versions() -> None:
 def test_fixtures_stay_small() -> None:
     total = sum(p.stat().st_size for p in REAL.rglob("*") if p.is_file())
     assert total < 3 * 1024 * 1024
+
+
+def test_text_fixtures_name_no_machine_paths() -> None:
+    """The generators strip the folders they ran in (scripts/harness_fixtures/_paths.py):
+    no text log names a temporary folder or a checkout of the machine that wrote it."""
+    pattern = re.compile(r"(?<![\w.])/(?:tmp|work|root|home|Users)/")
+    found = []
+    for path in sorted(p for p in REAL.rglob("*") if p.is_file() and p.suffix != ".eval"):
+        text = path.read_text(encoding="utf-8")
+        found += [f"{path.relative_to(REAL)}: {m.group(0)}" for m in pattern.finditer(text)]
+    assert found == []

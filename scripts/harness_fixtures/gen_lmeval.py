@@ -37,6 +37,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _paths import strip_prefixes
+
 N = 30
 #: Documents (doc_id 0..N-1) each system answers wrongly.
 WRONG = {"a": {2, 6, 10, 18, 22}, "b": {1, 6, 7, 11, 14, 18, 21, 25, 28}}
@@ -272,6 +274,7 @@ def main() -> None:
         _lm_eval(work, out / "group_a", "a", "arith_suite")
         _lm_eval(work, out / "group_b", "b", "arith_suite")
         _lm_eval(work, out / "other_b", "b", "other_mc")
+        strip_prefixes(out, [tmp, str(out)])
     renamed = out / "renamed"
     renamed.mkdir()
     shutil.copyfile(samples(out / "a", "arith_gen")[-1], renamed / "samples_new.jsonl")

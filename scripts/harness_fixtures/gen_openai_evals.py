@@ -27,6 +27,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from _paths import strip_prefixes
+
 N = 30
 WRONG = {"a": {1, 4, 9, 15, 20, 26}, "b": {4, 5, 8, 11, 15, 17, 22, 24, 27}}
 
@@ -120,6 +122,7 @@ def main() -> None:
                  f"fixture/system-{s}", "arith", "--registry_path", str(registry),
                  "--record_path", str(out / f"arith_{s}.jsonl"), "--no-cache"],
                 check=True, env=env, cwd=tmp)
+        strip_prefixes(out, [tmp, str(out)])
     import importlib.metadata
 
     runs: dict[str, Any] = {}

@@ -1,0 +1,40 @@
+"""Remove this machine's paths from the logs the harnesses wrote.
+
+The harnesses record where their inputs and outputs lay (OpenAI evals its ``--registry_path``
+and ``--record_path``, lm-evaluation-harness each task's ``config_source``): temporary folders
+and the checkout of whoever ran the generator. Those strings are metadata the readers never
+use, and a committed fixture should not name a machine, so each generator replaces the
+folder prefixes it created with nothing, leaving the paths relative to those folders
+(``/tmp/tmpab12/registry`` -> ``registry``). Nothing else in a file changes.
+
+Usage: ``python _paths.py OUT_DIR PREFIX [PREFIX ...]`` applies it to files already written.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+
+def strip_prefixes(out: Path, prefixes: list[str]) -> list[Path]:
+    """Drop each ``PREFIX/`` (longest first) from every text file under ``out``; return the
+    files changed."""
+    changed = []
+    folders = sorted({p.rstrip("/") + "/" for p in prefixes}, key=len, reverse=True)
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # archives: no text paths inside that the generators control
+        new = text
+        for folder in folders:
+            new = new.replace(folder, "")
+        if new != text:
+            path.write_text(new, encoding="utf-8")
+            changed.append(path)
+    return changed
+
+
+if __name__ == "__main__":
+    for changed in strip_prefixes(Path(sys.argv[1]), sys.argv[2:]):
+        print(changed)
