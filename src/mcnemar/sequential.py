@@ -517,34 +517,40 @@ class SequentialResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary (the paths are left out; ``inf`` becomes null)."""
-        ci = self.confidence_interval()
-        th = self.theta_interval()
-        return {
-            "method": "beta-mixture e-process",
-            "alternative": self.alternative,
-            "alpha": self.alpha,
-            "prior": list(self.prior),
-            "n": self.n,
-            "b": self.b,
-            "c": self.c,
-            "evalue": _json(self.evalue),
-            "log10_evalue": _json(self.log10_evalue),
-            "max_log10_evalue": _json(float(np.max(self.log_evalue_path, initial=0.0)) / _LN10),
-            "pvalue": self.pvalue,
-            "threshold": 1.0 / self.alpha,
-            "rejected": self.rejected,
-            "stopped_at": self.stopped_at,
-            "items_saved": self.items_saved,
-            "confidence_sequence": {
-                "confidence_level": 1.0 - self.alpha,
-                "difference": ci.to_dict(),
-                "theta": th.to_dict(),
-            },
-        }
+        return _to_dict(self, float(np.max(self.log_evalue_path, initial=0.0)), self.items_saved)
 
     def __str__(self) -> str:
         return _summary(self.n, self.b, self.c, self.log10_evalue, self.pvalue, self.stopped_at,
                         self.alpha, self.alternative, self.prior)
+
+
+def _to_dict(state: Any, log_max: float, items_saved: int) -> dict[str, Any]:
+    """The JSON of a finished run (SequentialResult) or of a Monitor's state: the same fields,
+    from the same attributes; ``log_max`` is the natural log of the running maximum of E."""
+    ci = state.confidence_interval()
+    th = state.theta_interval()
+    return {
+        "method": "beta-mixture e-process",
+        "alternative": state.alternative,
+        "alpha": state.alpha,
+        "prior": list(state.prior),
+        "n": state.n,
+        "b": state.b,
+        "c": state.c,
+        "evalue": _json(state.evalue),
+        "log10_evalue": _json(state.log10_evalue),
+        "max_log10_evalue": _json(log_max / _LN10),
+        "pvalue": state.pvalue,
+        "threshold": 1.0 / state.alpha,
+        "rejected": state.rejected,
+        "stopped_at": state.stopped_at,
+        "items_saved": items_saved,
+        "confidence_sequence": {
+            "confidence_level": 1.0 - state.alpha,
+            "difference": ci.to_dict(),
+            "theta": th.to_dict(),
+        },
+    }
 
 
 def _summary(n: int, b: int, c: int, log10_e: float, pvalue: float, stopped_at: int | None,
@@ -743,30 +749,8 @@ class Monitor:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe state, as :meth:`SequentialResult.to_dict`."""
-        ci = self.confidence_interval()
-        th = self.theta_interval()
-        return {
-            "method": "beta-mixture e-process",
-            "alternative": self.alternative,
-            "alpha": self.alpha,
-            "prior": list(self.prior),
-            "n": self.n,
-            "b": self.b,
-            "c": self.c,
-            "evalue": _json(self.evalue),
-            "log10_evalue": _json(self.log10_evalue),
-            "max_log10_evalue": _json(self._log_max / _LN10),
-            "pvalue": self.pvalue,
-            "threshold": 1.0 / self.alpha,
-            "rejected": self.rejected,
-            "stopped_at": self.stopped_at,
-            "items_saved": 0 if self.stopped_at is None else self.n - self.stopped_at,
-            "confidence_sequence": {
-                "confidence_level": 1.0 - self.alpha,
-                "difference": ci.to_dict(),
-                "theta": th.to_dict(),
-            },
-        }
+        items_saved = 0 if self.stopped_at is None else self.n - self.stopped_at
+        return _to_dict(self, self._log_max, items_saved)
 
     def __repr__(self) -> str:
         return (f"Monitor(n={self.n}, b={self.b}, c={self.c}, evalue={self.evalue:.4g}, "
