@@ -4,20 +4,9 @@ The join and the counting live in :mod:`mcnemar.io._frames`, which returns count
 module wraps them into a :class:`~mcnemar.table.PairedTable` (or an
 :class:`~mcnemar.io.align.Alignment`), so imports run one way: input -> counts -> table.
 
-Accepts anything narwhals accepts: pandas, polars (eager or lazy), pyarrow tables, DuckDB
-relations, Dask and PySpark DataFrames. The join and the count run in the engine; what comes
-back to Python is a handful of counts (a few small aggregates, plus up to three example keys
-when something is wrong), never the items. The rules are exactly those of
-:func:`mcnemar.io.align` (strict by default; ``on_missing``, ``threshold``, ``reduce``).
-
-How one pass over a full outer join finds every problem without grouping the data: each
-joined row gets a category per side (absent, no score, not a number, 0, 1, non-binary,
-binarised 0/1) and only the category pairs are counted; records without an id never match,
-so they are counted among the unmatched rows. Duplicated keys are then
-found from the counts: with ``n_A`` records in A, ``M`` joined rows with both sides and ``U_A``
-rows with A only, ``M + U_A - n_A`` is the number of extra rows that duplicates in B created
-among the matched keys (and symmetrically for A); duplicates among unmatched keys are found
-by counting the distinct unmatched keys, which are few whenever the runs are meant to match.
+Accepts anything narwhals accepts (pandas, polars, pyarrow, DuckDB, Dask, PySpark); the rules
+are those of :func:`mcnemar.io.align`. How the engine finds every problem in one pass over a
+full outer join is described in :mod:`mcnemar.io._frames`.
 """
 
 from __future__ import annotations
