@@ -52,6 +52,24 @@ def zip_module() -> ModuleType:
     return zstd_zipfile
 
 
+def _decompressor_errors() -> tuple[type[Exception], ...]:
+    """What zlib, lzma and Zstandard raise on corrupt data (bz2 raises OSError)."""
+    import lzma
+    import zlib
+
+    errors: list[type[Exception]] = [zlib.error, lzma.LZMAError]
+    try:
+        if sys.version_info >= (3, 14):
+            from compression.zstd import ZstdError
+        else:
+            from backports.zstd import ZstdError
+    except ImportError:  # no zstd here: zipfile then refuses its members as NotImplemented
+        pass
+    else:
+        errors.append(ZstdError)
+    return tuple(errors)
+
+
 @dataclass(frozen=True, slots=True)
 class ReadLimits:
     """How much work reading one archive may take.
@@ -102,12 +120,14 @@ class BoundedArchive:
         self.limits = limits or DEFAULT_LIMITS
         self.inflated = 0
         zf = zip_module()
-        # The backport's zipfile module has its own BadZipFile class: both mean a bad archive.
+        # The backport's zipfile module has its own BadZipFile class: both mean a bad archive;
+        # the decompressors raise their own error types on corrupt data.
         self._read_errors: tuple[type[Exception], ...] = (
-            zf.BadZipFile, zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError)
+            zf.BadZipFile, zipfile.BadZipFile, OSError, EOFError, ValueError, RuntimeError,
+            *_decompressor_errors())
         try:
             self._zip: Any = zf.ZipFile(self.path)
-        except (zf.BadZipFile, zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+        except self._read_errors as exc:
             raise InputFileError(f"not a readable ZIP archive ({exc})",
                                  path=str(self.path)) from None
         infos = self._zip.infolist()
@@ -174,14 +194,9 @@ class BoundedArchive:
                 path=str(self.path),
             ) from None
         except self._read_errors as exc:
-            if isinstance(exc, InputFileError):
+            if isinstance(exc, InputFileError):  # the budget refusal (a ValueError) as it is
                 raise
             raise InputFileError(f"cannot read archive entry {name} ({exc})",
-                                 path=str(self.path)) from None
-        except Exception as exc:  # zstd and zlib raise their own error types on corrupt data
-            if type(exc).__name__ not in ("ZstdError", "error"):
-                raise
-            raise InputFileError(f"archive entry {name} is corrupt ({exc})",
                                  path=str(self.path)) from None
         self.inflated += len(out)
         return bytes(out)
