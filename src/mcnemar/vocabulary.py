@@ -1,0 +1,335 @@
+"""The words of the interfaces, defined once: every choice an argument takes, its label and source.
+
+Each quantity the library lets a user choose is a tuple of :class:`Term`, in the order
+reports and menus list them. A term is its machine ``name`` (what a keyword argument, a CLI
+flag, a JSON field and the web form take), a ``label`` for a sentence or a table row, a
+``short`` label for a chart or a narrow column, and the ``reference`` it follows (author, year
+and, where the paper numbers its methods, the method), or ``""`` for a choice that follows
+no publication.
+
+=============================  =================================================  =================
+tuple                          names (what ``names(...)`` returns)                argument
+=============================  =================================================  =================
+:data:`ALTERNATIVES`           two-sided, greater, less                           ``alternative``
+:data:`TESTS`                  exact, midp, asymptotic, corrected, unconditional  ``method``
+:data:`DIFFERENCE_INTERVALS`   wald, wald-cc, agresti-min, bonett-price,          ``method``
+                               newcombe, newcombe-plain, tango, exact
+:data:`RATIO_INTERVALS`        wald, tang, bonett-price, mover-wilson             ``method``
+:data:`ODDS_RATIO_INTERVALS`   exact, midp, wilson, wald, wald-laplace            ``method``
+:data:`ADJUSTMENTS`            holm, bonferroni, bh, none                         ``adjust``
+:data:`CLUSTERED_METHODS`      obuchowski, durkalski, yang, eliasziw-donner       ``cluster_method``
+:data:`MARGIN_METHODS`         score, unconditional                               ``margin_method``
+:data:`POWER_METHODS`          exact, midp, asymptotic, connor                    ``method``
+:data:`REDUCE`                 mean, majority, first, cluster                     ``reduce``
+:data:`ON_MISSING`             error, intersect                                   ``on_missing``
+:data:`OUTPUT_FORMATS`         text, markdown, json                               ``--format``
+:func:`input_formats`          the readers' formats (from :mod:`mcnemar.io`)      ``format``
+=============================  =================================================  =================
+
+Labels are ASCII (a hyphen joins two authors' names); an interface may typeset them. Within
+one quantity no two terms share a label or a short label.
+
+A new choice is one :class:`Term` here plus its implementation: the keyword check, the CLI's
+``click.Choice``, the web form and the labels of the report read the tuple.
+
+References
+----------
+McNemar Q (1947). Note on the sampling error of the difference between correlated proportions
+or percentages. *Psychometrika* 12:153-157.
+
+Edwards AL (1948). Note on the "correction for continuity" in testing the significance of the
+difference between correlated proportions. *Psychometrika* 13:185-187.
+
+Suissa S, Shuster JJ (1991). The 2 x 2 matched-pairs trial: exact unconditional design and
+analysis. *Biometrics* 47:361-372.
+
+Berger RL, Boos DD (1994). P values maximised over a confidence set for the nuisance
+parameter. *Journal of the American Statistical Association* 89:1012-1016.
+
+Fagerland MW, Lydersen S, Laake P (2013). The McNemar test for binary matched-pairs data:
+mid-p and asymptotic are better than exact conditional. *BMC Medical Research Methodology*
+13:91.
+
+Wilson EB (1927). Probable inference, the law of succession, and statistical inference.
+*Journal of the American Statistical Association* 22:209-212.
+
+Clopper CJ, Pearson ES (1934). The use of confidence or fiducial limits illustrated in the
+case of the binomial. *Biometrika* 26:404-413.
+
+Newcombe RG (1998). Improved confidence intervals for the difference between binomial
+proportions based on paired data. *Statistics in Medicine* 17:2635-2650.
+
+Tango T (1998). Equivalence test and confidence interval for the difference in proportions
+for the paired-sample design. *Statistics in Medicine* 17:891-908.
+
+Agresti A, Min Y (2005). Simple improved confidence intervals for comparing matched
+proportions. *Statistics in Medicine* 24:729-740.
+
+Bonett DG, Price RM (2012). Adjusted Wald confidence interval for a difference of binomial
+proportions based on paired data. *Journal of Educational and Behavioral Statistics*
+37:479-488.
+
+Bonett DG, Price RM (2006). Confidence intervals for a ratio of binomial proportions based on
+paired data. *Statistics in Medicine* 25:3039-3047.
+
+Tang NS, Tang ML, Chan ISF (2003). On tests of equivalence via non-unity relative risk for
+matched-pair design. *Statistics in Medicine* 22:1217-1233.
+
+Donner A, Zou GY (2012). Closed-form confidence intervals for functions of the normal mean and
+standard deviation. *Statistical Methods in Medical Research* 21:347-359.
+
+Fagerland MW, Lydersen S, Laake P (2014). Recommended tests and confidence intervals for
+paired binomial proportions. *Statistics in Medicine* 33:2850-2875.
+
+Fay MP, Lumbard K (2021). Confidence intervals for difference in proportions for matched pairs
+compatible with exact McNemar's or sign tests. *Statistics in Medicine* 40:1147-1159.
+
+Connor RJ (1987). Sample size for testing differences in proportions for the paired-sample
+design. *Biometrics* 43:207-211.
+
+Obuchowski NA (1998). On the comparison of correlated proportions for clustered data.
+*Statistics in Medicine* 17:1495-1507.
+
+Durkalski VL, Palesch YY, Lipsitz SR, Rust PF (2003). Analysis of clustered matched-pair data.
+*Statistics in Medicine* 22:2417-2428.
+
+Yang Z, Sun X, Hardin JW (2010). A note on the tests for clustered matched-pair binary data.
+*Biometrical Journal* 52:638-652.
+
+Eliasziw M, Donner A (1991). Application of the McNemar test to non-independent matched pair
+data. *Statistics in Medicine* 10:1981-1991.
+
+Holm S (1979). A simple sequentially rejective multiple test procedure. *Scandinavian Journal
+of Statistics* 6:65-70.
+
+Benjamini Y, Hochberg Y (1995). Controlling the false discovery rate: a practical and powerful
+approach to multiple testing. *Journal of the Royal Statistical Society B* 57:289-300.
+
+Sidik K (2003). Exact unconditional tests for testing non-inferiority in matched-pairs design.
+*Statistics in Medicine* 22:265-278.
+
+Examples
+--------
+>>> names(ALTERNATIVES)
+('two-sided', 'greater', 'less')
+>>> label(DIFFERENCE_INTERVALS, "newcombe"), short(DIFFERENCE_INTERVALS, "newcombe")
+('Newcombe hybrid score (method 10)', 'Newcombe')
+>>> term(TESTS, "midp").reference
+'Fagerland, Lydersen & Laake (2013)'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = [
+    "ADJUSTMENTS",
+    "ALTERNATIVES",
+    "CLUSTERED_METHODS",
+    "DIFFERENCE_INTERVALS",
+    "MARGIN_METHODS",
+    "ODDS_RATIO_INTERVALS",
+    "ON_MISSING",
+    "OUTPUT_FORMATS",
+    "POWER_METHODS",
+    "RATIO_INTERVALS",
+    "REDUCE",
+    "TESTS",
+    "Term",
+    "input_formats",
+    "label",
+    "names",
+    "short",
+    "term",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One choice of an argument: its name, how to show it and where it comes from.
+
+    Attributes
+    ----------
+    name : str
+        What the argument takes (a keyword value, a CLI choice, a JSON key).
+    label : str
+        How a sentence or a table row names it.
+    short : str
+        A shorter label for a chart or a narrow column.
+    reference : str
+        Author(s) and year it follows (and the method number where the paper numbers its
+        methods), or ``""``.
+    """
+
+    name: str
+    label: str
+    short: str
+    reference: str = ""
+
+
+# The Fagerland, Lydersen & Laake (2014) review is the source of the formulas of every paired
+# interval as implemented; the original papers are named where there is one.
+_FLL2013 = "Fagerland, Lydersen & Laake (2013)"
+_FLL2014 = "Fagerland, Lydersen & Laake (2014)"
+
+#: Direction of a test (``alternative=``): A is system/run A, B is B.
+ALTERNATIVES: tuple[Term, ...] = (
+    Term("two-sided", "two-sided", "two-sided"),
+    Term("greater", "one-sided, A better", "A better"),
+    Term("less", "one-sided, B better", "B better"),
+)
+
+#: The tests of :func:`mcnemar.mcnemar` (``unconditional`` only through ``method=``, not in
+#: :data:`mcnemar.inference.METHODS`, which lists the tests every report computes).
+TESTS: tuple[Term, ...] = (
+    Term("exact", "exact conditional (binomial) test", "exact", _FLL2013),
+    Term("midp", "mid-p test", "mid-p", _FLL2013),
+    Term("asymptotic", "chi-square test", "chi-square", "McNemar (1947)"),
+    Term("corrected", "continuity-corrected chi-square test (Edwards)", "corrected chi-square",
+         "Edwards (1948)"),
+    Term("unconditional", "exact unconditional test (Suissa-Shuster, Berger-Boos)",
+         "unconditional", "Suissa & Shuster (1991); Berger & Boos (1994)"),
+)
+
+#: Confidence intervals for the difference of accuracies, A - B.
+DIFFERENCE_INTERVALS: tuple[Term, ...] = (
+    Term("wald", "Wald", "Wald", _FLL2014),
+    Term("wald-cc", "Wald, continuity-corrected", "Wald CC", _FLL2014),
+    Term("agresti-min", "Agresti-Min", "Agresti-Min", "Agresti & Min (2005)"),
+    Term("bonett-price", "Bonett-Price", "Bonett-Price", "Bonett & Price (2012)"),
+    Term("newcombe", "Newcombe hybrid score (method 10)", "Newcombe",
+         "Newcombe (1998), method 10"),
+    Term("newcombe-plain", "Newcombe, plain correlation", "Newcombe plain",
+         "Newcombe (1998), method 10 with the plain correlation"),
+    Term("tango", "Tango score", "Tango score", "Tango (1998)"),
+    Term("exact", "exact, test-compatible (Fay-Lumbard)", "Exact (Fay-Lumbard)",
+         "Fay & Lumbard (2021)"),
+)
+
+#: Confidence intervals for the ratio of accuracies, A / B.
+RATIO_INTERVALS: tuple[Term, ...] = (
+    Term("wald", "Wald (log)", "Wald", _FLL2014),
+    Term("tang", "Tang score", "Tang", "Tang, Tang & Chan (2003)"),
+    Term("bonett-price", "Bonett-Price", "Bonett-Price", "Bonett & Price (2006)"),
+    Term("mover-wilson", "MOVER Wilson", "MOVER", "Donner & Zou (2012); Wilson (1927)"),
+)
+
+#: Confidence intervals for the conditional odds ratio b / c (the exact, mid-p and Wilson
+#: intervals are those of b / (b + c), transformed).
+ODDS_RATIO_INTERVALS: tuple[Term, ...] = (
+    Term("exact", "Clopper-Pearson", "Clopper-Pearson", "Clopper & Pearson (1934)"),
+    Term("midp", "Clopper-Pearson mid-p", "mid-p", _FLL2014),
+    Term("wilson", "Wilson", "Wilson", "Wilson (1927)"),
+    Term("wald", "Wald (log)", "Wald", _FLL2014),
+    Term("wald-laplace", "Wald (log), Laplace-adjusted", "Wald Laplace", _FLL2014),
+)
+
+#: Adjustments of pairwise p-values for multiple comparisons (``adjust=``).
+ADJUSTMENTS: tuple[Term, ...] = (
+    Term("holm", "Holm step-down", "Holm", "Holm (1979)"),
+    Term("bonferroni", "Bonferroni", "Bonferroni"),
+    Term("bh", "Benjamini-Hochberg (false discovery rate)", "BH",
+         "Benjamini & Hochberg (1995)"),
+    Term("none", "no adjustment", "none"),
+)
+
+#: Tests for items that come in clusters (``cluster_method=``).
+CLUSTERED_METHODS: tuple[Term, ...] = (
+    Term("obuchowski", "Obuchowski (1998)", "Obuchowski", "Obuchowski (1998)"),
+    Term("durkalski", "Durkalski et al. (2003)", "Durkalski", "Durkalski et al. (2003)"),
+    Term("yang", "Yang, Sun & Hardin (2010)", "Yang", "Yang, Sun & Hardin (2010)"),
+    Term("eliasziw-donner", "Eliasziw & Donner (1991)", "Eliasziw-Donner",
+         "Eliasziw & Donner (1991)"),
+)
+
+#: Tests against a non-inferiority margin (``margin_method=``).
+MARGIN_METHODS: tuple[Term, ...] = (
+    Term("score", "Tango score test", "score", "Tango (1998)"),
+    Term("unconditional", "exact unconditional score test", "unconditional",
+         "Sidik (2003); Berger & Boos (1994)"),
+)
+
+#: Tests whose power :func:`mcnemar.power` computes (``connor``: the normal approximation).
+POWER_METHODS: tuple[Term, ...] = (
+    Term("exact", "exact conditional (binomial) test", "exact", _FLL2013),
+    Term("midp", "mid-p test", "mid-p", _FLL2013),
+    Term("asymptotic", "chi-square test", "chi-square", "McNemar (1947)"),
+    Term("connor", "Connor's normal approximation", "Connor", "Connor (1987)"),
+)
+
+#: How several samples (epochs) of one item are combined (``reduce=``).
+REDUCE: tuple[Term, ...] = (
+    Term("mean", "mean score, then the threshold", "mean"),
+    Term("majority", "majority vote (ties fail)", "majority"),
+    Term("first", "first sample", "first"),
+    Term("cluster", "every sample, the samples of an item as a cluster", "cluster"),
+)
+
+#: What to do with items present in one run only (``on_missing=``).
+ON_MISSING: tuple[Term, ...] = (
+    Term("error", "refuse", "error"),
+    Term("intersect", "drop and report how many", "intersect"),
+)
+
+#: Output formats of the command line (``--format``).
+OUTPUT_FORMATS: tuple[Term, ...] = (
+    Term("text", "readable text", "text"),
+    Term("markdown", "markdown", "markdown"),
+    Term("json", "JSON", "JSON"),
+)
+
+
+def names(terms: tuple[Term, ...]) -> tuple[str, ...]:
+    """The names of ``terms``, in their order (what an argument accepts).
+
+    >>> names(ON_MISSING)
+    ('error', 'intersect')
+    """
+    return tuple(t.name for t in terms)
+
+
+def term(terms: tuple[Term, ...], name: str) -> Term:
+    """The term called ``name``; a ``KeyError`` naming the valid ones otherwise.
+
+    >>> term(RATIO_INTERVALS, "tang").label
+    'Tang score'
+    """
+    for t in terms:
+        if t.name == name:
+            return t
+    raise KeyError(f"{name!r} is not one of {', '.join(names(terms))}")
+
+
+def label(terms: tuple[Term, ...], name: str) -> str:
+    """The label of the term called ``name``.
+
+    >>> label(ALTERNATIVES, "greater")
+    'one-sided, A better'
+    """
+    return term(terms, name).label
+
+
+def short(terms: tuple[Term, ...], name: str) -> str:
+    """The short label of the term called ``name``.
+
+    >>> short(DIFFERENCE_INTERVALS, "wald-cc")
+    'Wald CC'
+    """
+    return term(terms, name).short
+
+
+def input_formats() -> tuple[str, ...]:
+    """The format names the readers of :mod:`mcnemar.io` accept (``format=``), without ``auto``.
+
+    Imported when called, so that the vocabulary does not load the readers.
+
+    >>> "csv" in input_formats() and "auto" not in input_formats()
+    True
+    """
+    try:
+        from mcnemar.io._registry import formats
+    except ImportError:  # before the reader registry: the detector's list
+        from mcnemar.io.detect import FORMATS
+
+        return tuple(FORMATS)
+    return tuple(formats())
