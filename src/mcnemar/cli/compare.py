@@ -45,6 +45,7 @@ _FLAGS = {
     "allow_different_scorers": "--allow-different-scorers", "limits": "--max-inflated-mb",
     "names": "--names", "alternative": "--alternative", "alpha": "--alpha",
     "confidence_level": "--confidence-level", "progress": "--progress",
+    "runs": "--runs", "id_a": "--id-a", "id_b": "--id-b",
 }
 
 _NO_RUNS = ("compare takes two run files RUN_A RUN_B (for prediction files, add the true "
@@ -240,105 +241,42 @@ def compare(
     """
     if fail_on == "inferior" and margin is None:
         raise McNemarError("--fail-on inferior needs --margin (e.g. --margin 0.01 for 1 point)")
-    from mcnemar.io import align, read_long, read_pair
-    from mcnemar.io._progress import activity
+    from mcnemar.pipeline import compare_runs, read_runs
 
-    ids = _ids(id_columns)
     for per_side, flag, plain in ((id_a, "--id-a", "--id"), (id_b, "--id-b", "--id"),
                                   (score_a, "--score-a", "--score"),
                                   (score_b, "--score-b", "--score")):
         if per_side and (id_columns if plain == "--id" else score):
             raise McNemarError(f"{flag} and {plain} both given; use {plain} for both files "
                                f"or {flag} and its pair for each file")
+    if (id_a or id_b or score_a or score_b) and truth is not None:
+        raise McNemarError("--id-a/--id-b and --score-a/--score-b do not apply with "
+                           "--truth; use --id, --label and --prediction")
+    if not runs and truth is None and run_column is None:
+        raise McNemarError(_NO_RUNS)
     limits = None
     if max_inflated_mb is not None:
         from mcnemar.io._archive import ReadLimits
 
         limits = ReadLimits(max_inflated_bytes=max(1, int(max_inflated_mb * 1024**2)))
-    if truth is not None:
-        if id_a or id_b or score_a or score_b:
-            raise McNemarError("--id-a/--id-b and --score-a/--score-b do not apply with "
-                               "--truth; use --id, --label and --prediction")
-        if len(runs) != 2:
-            raise McNemarError(f"--truth needs two prediction files PRED_A PRED_B; got "
-                               f"{len(runs)} file(s)")
-        from mcnemar.io.predictions import score_predictions
-
-        run_a, run_b = (score_predictions(truth, r, id=ids, label=label_column,
-                                          prediction=prediction_column, progress=progress)
-                        for r in runs)
-    else:
-        options: dict[str, Any] = {
-            "id": ids, "score": score, "filter": filter_name, "value_key": value_key,
-            "perturbation": perturbation, "sample": sample, "cluster": cluster,
-            "progress": progress,
-        }
-        if run_column is not None:
-            if id_a or id_b or score_a or score_b or tasks:
-                raise McNemarError("--id-a/--id-b, --score-a/--score-b and --task do not apply "
-                                   "with --run-column (one file, the same columns)")
-            if len(runs) != 1:
-                raise McNemarError(f"--run-column reads two runs from one long file; got "
-                                   f"{len(runs)} files")
-            if input_format not in ("auto", "csv", "jsonl", "parquet"):
-                raise McNemarError("--run-column applies to CSV, JSONL or Parquet files")
-            from mcnemar.io.detect import detect_format
-
-            fmt_in = detect_format(runs[0]) if input_format == "auto" else input_format
-            wanted = split_pair(run_values, "--runs")
-            given = {k: v for k, v in options.items() if v is not None and k not in
-                     ("filter", "value_key", "perturbation")}
-            long_runs = read_long(runs[0], format=fmt_in, run_column=run_column,
-                                  runs=list(wanted) if wanted else None, **given)
-            if len(long_runs) != 2:
-                found = ", ".join(r.name for r in long_runs)
-                raise McNemarError(f"{runs[0]}: column {run_column!r} holds {len(long_runs)} "
-                                   f"runs ({found}); choose two with --runs A,B")
-            run_a, run_b = long_runs
-        else:
-            if run_values is not None:
-                raise McNemarError("--runs needs --run-column")
-            if not runs:
-                raise McNemarError(_NO_RUNS)
-            if len(runs) != 2:
-                raise McNemarError(f"compare takes two run files RUN_A RUN_B; got {len(runs)}")
-            options["task"] = list(tasks) if tasks else None
-            options["limits"] = limits
-            sides = []
-            for side_ids, side_score in ((id_a, score_a), (id_b, score_b)):
-                side = dict(options)
-                if side_ids:
-                    side["id"] = _ids(side_ids)
-                if side_score:
-                    side["score"] = side_score
-                sides.append(side)
-            run_a, run_b = read_pair(runs[0], runs[1], format=input_format,
-                                     options_a=sides[0], options_b=sides[1])
-    with activity("aligning", enabled=progress):
-        alignment = align(run_a, run_b, on_missing=on_missing, threshold=threshold,
-                          reduce=reduce, allow_different_tasks=allow_different_tasks,
-                          allow_different_scorers=allow_different_scorers)
-    display = split_pair(names, "--names") or (run_a.name, run_b.name)
-    if display[0] == display[1]:
-        display = (f"{display[0]} (A)", f"{display[1]} (B)")
-    from mcnemar.report import analyze
-
-    clustered = None
-    if alignment.clusters is not None:
-        if alignment.correct_a is None or alignment.correct_b is None:
-            raise McNemarError(
-                "the clustered analysis needs the per-item outcomes, which are not kept for "
-                "files counted inside the engine; convert the runs to smaller files or use "
-                "mcnemar.clustering.clustered on per-cluster counts"
-            )
-        from mcnemar.clustering import clustered_from_outcomes
-
-        clustered = clustered_from_outcomes(alignment.correct_a, alignment.correct_b,
-                                            alignment.clusters, method=cluster_method)
-    report = analyze(alignment.table, names=display, alternative=alternative,
-                     confidence_level=confidence_level, alpha=alpha, alignment=alignment,
-                     clustered=clustered, margin=margin, equivalence=equivalence,
-                     margin_method=margin_method, bayes=rope if bayes else None)
+    sides = [{k: v for k, v in (("id", _ids(side_ids)), ("score", side_score)) if v}
+             for side_ids, side_score in ((id_a, score_a), (id_b, score_b))]
+    run_a, run_b = read_runs(
+        runs, format=input_format, truth=truth, label=label_column,
+        prediction=prediction_column, run_column=run_column,
+        runs=split_pair(run_values, "--runs"), options_a=sides[0] or None,
+        options_b=sides[1] or None, id=_ids(id_columns), score=score, filter=filter_name,
+        value_key=value_key, perturbation=perturbation, sample=sample, cluster=cluster,
+        task=list(tasks) if tasks else None, limits=limits, progress=progress)
+    report = compare_runs(
+        run_a, run_b, on_missing=on_missing, threshold=threshold, reduce=reduce,
+        allow_different_tasks=allow_different_tasks,
+        allow_different_scorers=allow_different_scorers, progress=progress,
+        names=split_pair(names, "--names"), cluster_method=cluster_method,
+        alternative=alternative, confidence_level=confidence_level, alpha=alpha,
+        margin=margin, equivalence=equivalence, margin_method=margin_method,
+        bayes=rope if bayes else None)
+    display = report.names
     emit(report, fmt)
     conclusion = report.conclusion
     if fail_on == "worse" and conclusion.significant and conclusion.better == "b":

@@ -186,7 +186,7 @@ def monitor(
     reached 1/alpha, the items that stopping there would have saved, and the confidence
     sequence for the difference.
     """
-    from mcnemar.io import align, read_run
+    from mcnemar.pipeline import display_names, pair_runs, read_runs
     from mcnemar.sequential import sequential
 
     if len(runs) != 2:
@@ -194,23 +194,22 @@ def monitor(
     ids: Any = None
     if id_columns:
         ids = id_columns[0] if len(id_columns) == 1 else list(id_columns)
-    options: dict[str, Any] = {
-        "id": ids, "score": score, "filter": filter_name, "value_key": value_key,
-        "perturbation": perturbation, "sample": sample,
-    }
     try:
-        run_a = read_run(runs[0], format=input_format, cluster=order_field, **options)
+        # The order field is read from RUN_A as compare reads a cluster field.
+        run_a, run_b = read_runs(
+            runs, format=input_format,
+            options_a={"cluster": order_field} if order_field is not None else None,
+            id=ids, score=score, filter=filter_name, value_key=value_key,
+            perturbation=perturbation, sample=sample)
     except McNemarError as exc:
         if order_field is None:
             raise
-        # The order field is read the way compare reads a cluster field; say which option.
         message = str(exc).replace("cluster column", "--order column")
         raise McNemarError(message.replace("cluster field", "--order field")) from None
-    run_b = read_run(runs[1], format=input_format, **options)
     # The per-item outcomes are needed in order, so the pairing runs in numpy even for
     # files that compare would count inside DuckDB.
-    alignment = align(run_a, run_b, on_missing=on_missing, threshold=threshold, reduce=reduce,
-                      engine="numpy")
+    alignment = pair_runs(run_a, run_b, on_missing=on_missing, threshold=threshold,
+                          reduce=reduce, engine="numpy")
     if alignment.correct_a is None or alignment.correct_b is None:
         raise McNemarError("monitor needs the per-item outcomes of both runs")
     correct_a, correct_b = alignment.correct_a, alignment.correct_b
@@ -222,9 +221,7 @@ def monitor(
         order_words = f"ordered by {order_field}"
     else:
         order_words = f"in the log order of {run_a.name}"
-    display = split_pair(names, "--names") or (run_a.name, run_b.name)
-    if display[0] == display[1]:
-        display = (f"{display[0]} (A)", f"{display[1]} (B)")
+    display = display_names(alignment, split_pair(names, "--names"))
     result = sequential(correct_a, correct_b, alpha=alpha, alternative=alternative,
                         prior=_prior(prior, effect))
     if plot_path is not None:

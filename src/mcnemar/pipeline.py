@@ -1,0 +1,256 @@
+"""From result files to a report, the one way: read -> identify -> align -> analyze.
+
+The command line (``mcnemar compare``, ``mcnemar monitor``) and the web calculator's upload
+both go through these functions, so that a file read, paired and analysed by one of them is
+read, paired and analysed the same way by the others.
+
+=========================  ===================================================================
+function                   does
+=========================  ===================================================================
+:func:`read_runs`          two runs from two files, from one long file (a run column), or
+                           from two prediction files scored against true labels
+:func:`pair_runs`          the runs' identities checked and their items paired
+                           (:func:`mcnemar.io.align`)
+:func:`analyze_alignment`  the report of a pairing, with the clustered analysis when the
+                           items come in clusters
+:func:`compare_runs`       :func:`pair_runs` then :func:`analyze_alignment`
+=========================  ===================================================================
+
+Readers never compute statistics and the statistics never read files; this module only
+connects them, and it neither prints nor knows about flags or form fields. Errors name the
+library's arguments (:func:`mcnemar.errors.option`), which each interface spells its own way.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "new.csv").write_text("id,score\\nq1,1\\nq2,1\\nq3,0\\nq4,1\\n")
+>>> _ = (d / "old.csv").write_text("id,score\\nq3,1\\nq2,0\\nq1,1\\nq4,0\\n")
+>>> run_a, run_b = read_runs([d / "new.csv", d / "old.csv"])
+>>> report = compare_runs(run_a, run_b)
+>>> report.table.b, report.table.c, report.names
+(2, 1, ('new.csv', 'old.csv'))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mcnemar.errors import McNemarError, option
+
+if TYPE_CHECKING:
+    from mcnemar.io import Alignment, RunResults
+    from mcnemar.report import Report
+
+__all__ = ["analyze_alignment", "compare_runs", "display_names", "pair_runs", "read_runs"]
+
+#: Formats that hold one row per item and run, so that one long file can carry both runs.
+LONG_FORMATS = ("csv", "jsonl", "parquet")
+#: Reader options that a long file's reader does not take (they belong to harness logs).
+_HARNESS_ONLY = ("filter", "value_key", "perturbation", "task", "limits")
+
+
+def read_runs(
+    paths: Sequence[str | Path],
+    *,
+    format: str = "auto",
+    truth: str | Path | None = None,
+    label: str | None = None,
+    prediction: str | None = None,
+    run_column: str | None = None,
+    runs: Sequence[str] | None = None,
+    options_a: dict[str, Any] | None = None,
+    options_b: dict[str, Any] | None = None,
+    **reader_options: Any,
+) -> tuple[RunResults, RunResults]:
+    """Read the two runs of a comparison, candidate (A) first.
+
+    Parameters
+    ----------
+    paths : sequence of str or Path
+        Two run files (A, B); two prediction files with ``truth``; one long file with
+        ``run_column``.
+    format : str, default "auto"
+        Format of the files (:data:`mcnemar.io.FORMATS`); detected from content by default.
+    truth : str or Path, optional
+        A file of true labels (id, label): ``paths`` are then prediction files, each scored
+        against it (:func:`mcnemar.io.predictions.score_predictions`).
+    label, prediction : str, optional
+        With ``truth``: the true-label and predicted-label columns.
+    run_column : str, optional
+        The column telling the runs apart in one long CSV/JSONL/Parquet file.
+    runs : sequence of two str, optional
+        With ``run_column``: the two runs to compare, A first (needed when it holds more).
+    options_a, options_b : dict, optional
+        Reader options for one side only (e.g. its own ``id`` or ``score``), over
+        ``reader_options``.
+    **reader_options
+        Options for both readers (``id``, ``score``, ``filter``, ``value_key``,
+        ``perturbation``, ``sample``, ``cluster``, ``task``, ``limits``, ``progress``; see
+        :func:`mcnemar.io.read_run`). ``None`` values are dropped.
+
+    Returns
+    -------
+    (RunResults, RunResults)
+        A and B, ready for :func:`pair_runs`.
+    """
+    from mcnemar.io import read_long, read_pair
+
+    given = {k: v for k, v in reader_options.items() if v is not None}
+    paths = list(paths)
+    if truth is not None:
+        if options_a or options_b:
+            raise McNemarError(f"per-file options do not apply with {option('truth')}; give "
+                               f"{option('id')}, {option('label')} and {option('prediction')}")
+        if len(paths) != 2:
+            raise McNemarError(f"{option('truth')} needs two prediction files (A, B); got "
+                               f"{len(paths)} file(s)")
+        from mcnemar.io.predictions import score_predictions
+
+        scored = [score_predictions(truth, path, id=given.get("id"), label=label,
+                                    prediction=prediction, progress=given.get("progress"))
+                  for path in paths]
+        return scored[0], scored[1]
+    if run_column is not None:
+        if options_a or options_b or given.get("task"):
+            raise McNemarError(f"per-file options and {option('task')} do not apply with "
+                               f"{option('run_column')} (one file, the same columns)")
+        if len(paths) != 1:
+            raise McNemarError(f"{option('run_column')} reads two runs from one long file; got "
+                               f"{len(paths)} files")
+        from mcnemar.io.detect import detect_format
+
+        fmt = detect_format(paths[0]) if format == "auto" else format
+        if fmt not in LONG_FORMATS:
+            raise McNemarError(f"{option('run_column')} applies to CSV, JSONL or Parquet files; "
+                               f"{paths[0]} is {fmt}")
+        long_options = {k: v for k, v in given.items() if k not in _HARNESS_ONLY}
+        found = read_long(paths[0], format=fmt, run_column=run_column,
+                          runs=list(runs) if runs else None, **long_options)
+        if len(found) != 2:
+            held = ", ".join(r.name for r in found)
+            raise McNemarError(f"{paths[0]}: column {run_column!r} holds {len(found)} runs "
+                               f"({held}); choose two with {option('runs', 'A,B')}")
+        return found[0], found[1]
+    if runs is not None:
+        raise McNemarError(f"{option('runs')} needs {option('run_column')}")
+    if len(paths) != 2:
+        raise McNemarError(f"a comparison takes two run files (A, B); got {len(paths)}")
+    sides = [{**given, **(extra or {})} for extra in (options_a, options_b)]
+    return read_pair(paths[0], paths[1], format=format, options_a=sides[0], options_b=sides[1])
+
+
+def pair_runs(
+    run_a: RunResults,
+    run_b: RunResults,
+    *,
+    on_missing: str = "error",
+    threshold: float | None = None,
+    reduce: str | None = None,
+    allow_different_tasks: bool = False,
+    allow_different_scorers: bool = False,
+    engine: str = "auto",
+    progress: bool | None = None,
+) -> Alignment:
+    """Check that the runs are of the same task and scorer, and pair their items.
+
+    The checks and the pairing are :func:`mcnemar.io.align`'s (its keywords, same defaults);
+    ``progress`` shows an activity line on stderr when the pairing takes over a second.
+    """
+    from mcnemar.io import align
+    from mcnemar.io._progress import activity
+
+    with activity("aligning", enabled=progress):
+        return align(run_a, run_b, on_missing=on_missing, threshold=threshold, reduce=reduce,
+                     engine=engine, allow_different_tasks=allow_different_tasks,
+                     allow_different_scorers=allow_different_scorers)
+
+
+def display_names(
+    alignment: Alignment, names: Sequence[str] | None = None
+) -> tuple[str, str]:
+    """The names a report uses: ``names`` if given, else the runs' names, told apart.
+
+    Two runs of one model get " (A)" and " (B)" appended, so no sentence reads "m is better
+    than m".
+    """
+    if names is not None:
+        first, second = names
+    else:
+        first, second = alignment.summary.run_a.name, alignment.summary.run_b.name
+    if first == second:
+        return f"{first} (A)", f"{second} (B)"
+    return first, second
+
+
+def analyze_alignment(
+    alignment: Alignment,
+    *,
+    names: Sequence[str] | None = None,
+    cluster_method: str = "obuchowski",
+    **analyze_options: Any,
+) -> Report:
+    """The report of a pairing, clustered when the alignment carries clusters.
+
+    Parameters
+    ----------
+    alignment : Alignment
+        From :func:`pair_runs` (or :func:`mcnemar.io.align`).
+    names : two str, optional
+        Display names of A and B (default: the runs' names, see :func:`display_names`).
+    cluster_method : str, default "obuchowski"
+        The clustered test (:data:`mcnemar.clustering.CLUSTERED_METHODS`) used when the items
+        come in clusters (a cluster field was read, or samples were kept as clusters).
+    **analyze_options
+        :func:`mcnemar.report.analyze`'s options (``alternative``, ``confidence_level``,
+        ``alpha``, ``margin``, ``equivalence``, ``margin_method``, ``bayes``, ``power``).
+    """
+    from mcnemar.report import analyze
+
+    clustered = None
+    if alignment.clusters is not None:
+        if alignment.correct_a is None or alignment.correct_b is None:
+            raise McNemarError(
+                "the clustered analysis needs the per-item outcomes, which are not kept for "
+                "files counted inside the engine; convert the runs to smaller files or use "
+                "mcnemar.clustering.clustered on per-cluster counts"
+            )
+        from mcnemar.clustering import clustered_from_outcomes
+
+        clustered = clustered_from_outcomes(alignment.correct_a, alignment.correct_b,
+                                            alignment.clusters, method=cluster_method)
+    return analyze(alignment.table, names=display_names(alignment, names), alignment=alignment,
+                   clustered=clustered, **analyze_options)
+
+
+def compare_runs(
+    run_a: RunResults,
+    run_b: RunResults,
+    *,
+    on_missing: str = "error",
+    threshold: float | None = None,
+    reduce: str | None = None,
+    allow_different_tasks: bool = False,
+    allow_different_scorers: bool = False,
+    engine: str = "auto",
+    progress: bool | None = None,
+    names: Sequence[str] | None = None,
+    cluster_method: str = "obuchowski",
+    **analyze_options: Any,
+) -> Report:
+    """Pair two runs and analyse them: :func:`pair_runs` then :func:`analyze_alignment`.
+
+    Returns
+    -------
+    Report
+        With the alignment attached (``report.alignment``) and, when the items come in
+        clusters, the clustered analysis as the recommended one.
+    """
+    alignment = pair_runs(run_a, run_b, on_missing=on_missing, threshold=threshold,
+                          reduce=reduce, allow_different_tasks=allow_different_tasks,
+                          allow_different_scorers=allow_different_scorers, engine=engine,
+                          progress=progress)
+    return analyze_alignment(alignment, names=names, cluster_method=cluster_method,
+                             **analyze_options)
