@@ -44,7 +44,14 @@ if TYPE_CHECKING:
     from mcnemar.io import Alignment, RunResults
     from mcnemar.report import Report
 
-__all__ = ["analyze_alignment", "compare_runs", "display_names", "pair_runs", "read_runs"]
+__all__ = [
+    "PAIRING_OPTIONS",
+    "analyze_alignment",
+    "compare_runs",
+    "display_names",
+    "pair_runs",
+    "read_runs",
+]
 
 #: Formats that hold one row per item and run, so that one long file can carry both runs.
 LONG_FORMATS = ("csv", "jsonl", "parquet")
@@ -143,29 +150,20 @@ def read_runs(
 
 
 def pair_runs(
-    run_a: RunResults,
-    run_b: RunResults,
-    *,
-    on_missing: str = "error",
-    threshold: float | None = None,
-    reduce: str | None = None,
-    allow_different_tasks: bool = False,
-    allow_different_scorers: bool = False,
-    engine: str = "auto",
-    progress: bool | None = None,
+    run_a: RunResults, run_b: RunResults, *, progress: bool | None = None, **align_options: Any
 ) -> Alignment:
     """Check that the runs are of the same task and scorer, and pair their items.
 
-    The checks and the pairing are :func:`mcnemar.io.align`'s (its keywords, same defaults);
-    ``progress`` shows an activity line on stderr when the pairing takes over a second.
+    The checks and the pairing are :func:`mcnemar.io.align`'s, with its keywords and defaults
+    (``on_missing``, ``threshold``, ``reduce``, ``engine``, ``allow_different_tasks``,
+    ``allow_different_scorers``); ``progress`` shows an activity line on stderr when the
+    pairing takes over a second.
     """
     from mcnemar.io import align
     from mcnemar.io._progress import activity
 
     with activity("aligning", enabled=progress):
-        return align(run_a, run_b, on_missing=on_missing, threshold=threshold, reduce=reduce,
-                     engine=engine, allow_different_tasks=allow_different_tasks,
-                     allow_different_scorers=allow_different_scorers)
+        return align(run_a, run_b, **align_options)
 
 
 def display_names(
@@ -225,22 +223,34 @@ def analyze_alignment(
                    clustered=clustered, **analyze_options)
 
 
+#: The keywords of :func:`compare_runs` that belong to the pairing (:func:`mcnemar.io.align`).
+PAIRING_OPTIONS = ("on_missing", "threshold", "reduce", "engine", "allow_different_tasks",
+                   "allow_different_scorers")
+
+
 def compare_runs(
     run_a: RunResults,
     run_b: RunResults,
     *,
-    on_missing: str = "error",
-    threshold: float | None = None,
-    reduce: str | None = None,
-    allow_different_tasks: bool = False,
-    allow_different_scorers: bool = False,
-    engine: str = "auto",
-    progress: bool | None = None,
     names: Sequence[str] | None = None,
     cluster_method: str = "obuchowski",
-    **analyze_options: Any,
+    progress: bool | None = None,
+    **options: Any,
 ) -> Report:
     """Pair two runs and analyse them: :func:`pair_runs` then :func:`analyze_alignment`.
+
+    Parameters
+    ----------
+    run_a, run_b : RunResults
+        The candidate (A) and the baseline (B), e.g. from :func:`read_runs`.
+    names, cluster_method
+        As for :func:`analyze_alignment`.
+    progress : bool, optional
+        An activity line on stderr while pairing takes long (default: when stderr is a
+        terminal).
+    **options
+        The pairing's keywords (:data:`PAIRING_OPTIONS`, see :func:`mcnemar.io.align`) and
+        the analysis' (:func:`mcnemar.report.analyze`).
 
     Returns
     -------
@@ -248,9 +258,6 @@ def compare_runs(
         With the alignment attached (``report.alignment``) and, when the items come in
         clusters, the clustered analysis as the recommended one.
     """
-    alignment = pair_runs(run_a, run_b, on_missing=on_missing, threshold=threshold,
-                          reduce=reduce, allow_different_tasks=allow_different_tasks,
-                          allow_different_scorers=allow_different_scorers, engine=engine,
-                          progress=progress)
-    return analyze_alignment(alignment, names=names, cluster_method=cluster_method,
-                             **analyze_options)
+    pairing = {k: options.pop(k) for k in PAIRING_OPTIONS if k in options}
+    alignment = pair_runs(run_a, run_b, progress=progress, **pairing)
+    return analyze_alignment(alignment, names=names, cluster_method=cluster_method, **options)
