@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, Final, overload
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from mcnemar.intervals._inputs import (
-    _check_method,
-    _DifferenceMethod,
-    _finish,
-    _Limits,
-    _prepare,
-    _Scalar,
-    _z,
-)
+from mcnemar.intervals._api import run_table_method, table_interval
+from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
 from mcnemar.intervals._result import ConfidenceInterval
 from mcnemar.intervals._roots import _find_root, _larger_quadratic_root, _normal_score_gap, _wilson
 
@@ -41,35 +34,33 @@ DIFFERENCE_METHODS: Final[tuple[str, ...]] = (
 # ---------------------------------------------------------------------------------------------
 
 
+def _wald(b: FloatArray, c: FloatArray, n: FloatArray, z: FloatArray, correction: float) -> _Limits:
+    """(b - c)/n -+ z sqrt(b + c - (|b - c| - correction)^2/n)/n."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        delta = (b - c) / n
+        # b = c = 0 makes the corrected variance negative; it is taken as zero, as in
+        # contingencytables.
+        se = np.sqrt(np.maximum(b + c - (np.abs(b - c) - correction) ** 2 / n, 0.0)) / n
+    return delta - z * se, delta + z * se
+
+
 def _diff_wald(
     a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
 ) -> _Limits:
-    n = a + b + c + d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        delta = (b - c) / n
-        se = np.sqrt(np.maximum(b + c - (b - c) ** 2 / n, 0.0)) / n
-    return delta - z * se, delta + z * se
+    return _wald(b, c, a + b + c + d, z, correction=0.0)
 
 
 def _diff_wald_cc(
     a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
 ) -> _Limits:
-    n = a + b + c + d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        delta = (b - c) / n
-        # b = c = 0 makes the corrected variance negative; it is taken as zero, as in
-        # contingencytables.
-        se = np.sqrt(np.maximum(b + c - (np.abs(b - c) - 1.0) ** 2 / n, 0.0)) / n
-    return delta - z * se, delta + z * se
+    return _wald(b, c, a + b + c + d, z, correction=1.0)
 
 
 def _diff_agresti_min(
     a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
 ) -> _Limits:
-    n2 = a + b + c + d + 2.0
-    centre = (b - c) / n2
-    se = np.sqrt(np.maximum(b + c + 1.0 - (b - c) ** 2 / n2, 0.0)) / n2
-    return centre - z * se, centre + z * se
+    # Wald after adding 1/2 to every cell: the plain Wald formula on the shifted table.
+    return _wald(b + 0.5, c + 0.5, a + b + c + d + 2.0, z, correction=0.0)
 
 
 def _diff_bonett_price(
@@ -327,30 +318,7 @@ _DIFFERENCE_IMPL: Final[dict[str, _DifferenceMethod]] = {
 }
 
 
-@overload
-def difference_interval(
-    a: _Scalar,
-    b: _Scalar,
-    c: _Scalar,
-    d: _Scalar,
-    *,
-    confidence_level: _Scalar = ...,
-    method: str = ...,
-) -> ConfidenceInterval[float]: ...
-
-
-@overload
-def difference_interval(
-    a: ArrayLike,
-    b: ArrayLike,
-    c: ArrayLike,
-    d: ArrayLike,
-    *,
-    confidence_level: ArrayLike = ...,
-    method: str = ...,
-) -> ConfidenceInterval[Any]: ...
-
-
+@table_interval
 def difference_interval(
     a: ArrayLike,
     b: ArrayLike,
@@ -459,15 +427,14 @@ def difference_interval(
     >>> low.round(4), high.round(4)
     (array([ 0.0273, -0.1184]), array([ 0.1127, -0.0058]))
     """
-    name = _check_method(method, DIFFERENCE_METHODS, "difference")
-    (aa, bb, cc, dd), level, shape, scalar = _prepare(
-        ("a", "b", "c", "d"), (a, b, c, d), confidence_level
+    (low, high), n, shape, scalar = run_table_method(
+        DIFFERENCE_METHODS, _DIFFERENCE_IMPL, "difference", (a, b, c, d), confidence_level,
+        method,
     )
-    low, high = _DIFFERENCE_IMPL[name](aa, bb, cc, dd, _z(level), level)
     low = np.clip(low, -1.0, 1.0)
     high = np.clip(high, -1.0, 1.0)
     # Without items there is no difference to estimate, whatever a method's pseudo-counts say.
-    empty = aa + bb + cc + dd == 0
+    empty = n == 0
     low[empty] = np.nan
     high[empty] = np.nan
     return _finish(low, high, shape, scalar)

@@ -10,6 +10,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from mcnemar.errors import TableError
+from mcnemar.intervals._api import table_estimate
 from mcnemar.intervals._inputs import _as_counts, _echo, _finish, _prepare, _Scalar, _z
 from mcnemar.intervals._result import ConfidenceInterval
 from mcnemar.intervals._roots import _wilson
@@ -44,14 +45,7 @@ def _ratio_of_counts(num: FloatArray, den: FloatArray) -> FloatArray:
         return np.asarray(num / den, dtype=np.float64)
 
 
-@overload
-def difference_estimate(a: _Scalar, b: _Scalar, c: _Scalar, d: _Scalar) -> float: ...
-
-
-@overload
-def difference_estimate(a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike) -> Any: ...
-
-
+@table_estimate
 def difference_estimate(a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike) -> Any:
     """Difference in accuracy, accuracy(A) - accuracy(B) = (b - c)/N.
 
@@ -74,14 +68,7 @@ def difference_estimate(a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike) 
     return _scalar_or_array(_ratio_of_counts(bb - cc, aa + bb + cc + dd), scalar)
 
 
-@overload
-def ratio_estimate(a: _Scalar, b: _Scalar, c: _Scalar, d: _Scalar) -> float: ...
-
-
-@overload
-def ratio_estimate(a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike) -> Any: ...
-
-
+@table_estimate
 def ratio_estimate(a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike) -> Any:
     """Ratio of accuracies, accuracy(A)/accuracy(B) = (a + b)/(a + c).
 

@@ -8,6 +8,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from mcnemar.intervals._api import log_wald, unbounded_where
 from mcnemar.intervals._inputs import _check_method, _finish, _Limits, _prepare, _Scalar, _z
 from mcnemar.intervals._result import ConfidenceInterval
 from mcnemar.intervals._roots import _find_root, _normal_score_gap, _wilson
@@ -83,12 +84,8 @@ def _or_wald(b: FloatArray, c: FloatArray, z: FloatArray, add: float) -> _Limits
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = bb / cc
         se = np.sqrt(1.0 / bb + 1.0 / cc)
-        low = estimate * np.exp(-z * se)
-        high = estimate * np.exp(z * se)
-    whole = ~((bb > 0) & (cc > 0))
-    low[whole] = 0.0
-    high[whole] = np.inf
-    return low, high
+    # (0, inf) unless both counts are positive, the only case with a finite positive estimate.
+    return log_wald(estimate, se, z)
 
 
 @overload
@@ -178,9 +175,7 @@ def odds_ratio_interval(
         low, high = _or_wilson(bb, cc, _z(level))
     else:
         low, high = _or_wald(bb, cc, _z(level), 1.0 if name == "wald-laplace" else 0.0)
-    no_pairs = bb + cc == 0
-    low[no_pairs] = 0.0
-    high[no_pairs] = np.inf
-    return _finish(
-        np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64), shape, scalar
+    low, high = unbounded_where(
+        np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64), bb + cc == 0
     )
+    return _finish(low, high, shape, scalar)

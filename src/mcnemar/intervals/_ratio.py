@@ -2,20 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Final, overload
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from mcnemar.intervals._inputs import (
-    _check_method,
-    _DifferenceMethod,
-    _finish,
-    _Limits,
-    _prepare,
-    _Scalar,
-    _z,
-)
+from mcnemar.intervals._api import log_wald, run_table_method, table_interval, unbounded_where
+from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
 from mcnemar.intervals._result import ConfidenceInterval
 from mcnemar.intervals._roots import _find_root, _larger_quadratic_root, _wilson
 
@@ -37,13 +30,8 @@ def _ratio_wald(
     with np.errstate(divide="ignore", invalid="ignore"):
         estimate = (a + b) / (a + c)
         se = np.sqrt((b + c) / ((a + b) * (a + c)))
-        low = estimate * np.exp(-z * se)
-        high = estimate * np.exp(z * se)
     # A zero margin leaves the log scale undefined: the interval is the whole half-line.
-    whole = ~(np.isfinite(estimate) & (estimate > 0))
-    low[whole] = 0.0
-    high[whole] = np.inf
-    return low, high
+    return log_wald(estimate, se, z)
 
 
 def _tang_statistic(
@@ -143,10 +131,7 @@ def _ratio_bonett_price(
         l2, u2 = _wilson(x2, n_star, z_star)
         low = l1 / u2
         high = u1 / l2
-    empty = n_star == 0
-    low[empty] = 0.0
-    high[empty] = np.inf
-    return low, high
+    return unbounded_where(low, high, n_star == 0)
 
 
 def _mover_discriminant(
@@ -199,10 +184,7 @@ def _ratio_mover_wilson(
     inner = np.isfinite(estimate)
     low[inner] = np.minimum(low, estimate)[inner]
     high[inner] = np.maximum(high, estimate)[inner]
-    empty = a + b + c == 0
-    low[empty] = 0.0
-    high[empty] = np.inf
-    return low, high
+    return unbounded_where(low, high, a + b + c == 0)
 
 
 _RATIO_IMPL: Final[dict[str, _DifferenceMethod]] = {
@@ -213,30 +195,7 @@ _RATIO_IMPL: Final[dict[str, _DifferenceMethod]] = {
 }
 
 
-@overload
-def ratio_interval(
-    a: _Scalar,
-    b: _Scalar,
-    c: _Scalar,
-    d: _Scalar,
-    *,
-    confidence_level: _Scalar = ...,
-    method: str = ...,
-) -> ConfidenceInterval[float]: ...
-
-
-@overload
-def ratio_interval(
-    a: ArrayLike,
-    b: ArrayLike,
-    c: ArrayLike,
-    d: ArrayLike,
-    *,
-    confidence_level: ArrayLike = ...,
-    method: str = ...,
-) -> ConfidenceInterval[Any]: ...
-
-
+@table_interval
 def ratio_interval(
     a: ArrayLike,
     b: ArrayLike,
@@ -315,11 +274,9 @@ def ratio_interval(
     >>> print(ratio_interval(1, 1, 7, 12, method="bonett-price"))
     [0.0677, 0.9227]
     """
-    name = _check_method(method, RATIO_METHODS, "ratio")
-    (aa, bb, cc, dd), level, shape, scalar = _prepare(
-        ("a", "b", "c", "d"), (a, b, c, d), confidence_level
+    (low, high), _, shape, scalar = run_table_method(
+        RATIO_METHODS, _RATIO_IMPL, "ratio", (a, b, c, d), confidence_level, method
     )
-    low, high = _RATIO_IMPL[name](aa, bb, cc, dd, _z(level), level)
     return _finish(low, high, shape, scalar)
 
 

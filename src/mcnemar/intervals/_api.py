@@ -1,0 +1,101 @@
+"""What the functions of the whole table share: their typed signatures, the run of an interval
+method over broadcast tables, the log-scale Wald interval of a ratio and the (0, inf) answer of
+a ratio the data leave unbounded.
+
+The interval and estimate functions return Python floats for scalar counts and arrays
+otherwise. The two overloads that tell a type checker so are written once, as protocols
+(:class:`TableInterval`, :class:`TableEstimate`); a function takes its protocol on with a
+decorator that returns the function itself, so its signature, docstring and doctests are
+untouched at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, cast, overload
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from mcnemar.intervals._inputs import (
+    _check_method,
+    _DifferenceMethod,
+    _Limits,
+    _prepare,
+    _Scalar,
+    _z,
+)
+from mcnemar.intervals._result import ConfidenceInterval
+
+FloatArray = NDArray[np.float64]
+
+
+class TableInterval(Protocol):
+    """``f(a, b, c, d, *, confidence_level=..., method=...)``: float limits for scalars."""
+
+    @overload
+    def __call__(
+        self, a: _Scalar, b: _Scalar, c: _Scalar, d: _Scalar, *,
+        confidence_level: _Scalar = ..., method: str = ...,
+    ) -> ConfidenceInterval[float]: ...
+
+    @overload
+    def __call__(
+        self, a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike, *,
+        confidence_level: ArrayLike = ..., method: str = ...,
+    ) -> ConfidenceInterval[Any]: ...
+
+
+class TableEstimate(Protocol):
+    """``f(a, b, c, d)``: a float for scalar counts, an array otherwise."""
+
+    @overload
+    def __call__(self, a: _Scalar, b: _Scalar, c: _Scalar, d: _Scalar) -> float: ...
+
+    @overload
+    def __call__(self, a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike) -> Any: ...
+
+
+def table_interval(func: Callable[..., ConfidenceInterval[Any]]) -> TableInterval:
+    """Give an interval of the whole table the overloads of :class:`TableInterval`."""
+    return cast(TableInterval, func)
+
+
+def table_estimate(func: Callable[..., Any]) -> TableEstimate:
+    """Give an estimate of the whole table the overloads of :class:`TableEstimate`."""
+    return cast(TableEstimate, func)
+
+
+def run_table_method(
+    methods: tuple[str, ...],
+    implementations: Mapping[str, _DifferenceMethod],
+    what: str,
+    counts: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike],
+    confidence_level: ArrayLike,
+    method: object,
+) -> tuple[_Limits, FloatArray, tuple[int, ...], bool]:
+    """Check ``method``, broadcast the table and the level, and run the method on every table.
+
+    Returns the limits (flat arrays), N = a + b + c + d, the broadcast shape and whether the
+    input was all scalars (for :func:`mcnemar.intervals._inputs._finish`).
+    """
+    name = _check_method(method, methods, what)
+    (a, b, c, d), level, shape, scalar = _prepare(("a", "b", "c", "d"), counts, confidence_level)
+    limits = implementations[name](a, b, c, d, _z(level), level)
+    return limits, a + b + c + d, shape, scalar
+
+
+def log_wald(estimate: FloatArray, se: FloatArray, z: FloatArray) -> _Limits:
+    """The Wald interval of a ratio on the log scale, estimate x exp(-+ z se); (0, inf) where
+    the estimate is 0, infinite or undefined (the log scale is then undefined too)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low = estimate * np.exp(-z * se)
+        high = estimate * np.exp(z * se)
+    return unbounded_where(low, high, ~(np.isfinite(estimate) & (estimate > 0)))
+
+
+def unbounded_where(low: FloatArray, high: FloatArray, where: NDArray[np.bool_]) -> _Limits:
+    """Set the limits of a ratio to (0, inf) where the data leave it unbounded; return them."""
+    low[where] = 0.0
+    high[where] = np.inf
+    return low, high
