@@ -57,7 +57,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -66,6 +66,10 @@ from scipy import special
 from mcnemar.errors import McNemarError
 from mcnemar.inference import _plain, as_table, format_pvalue
 from mcnemar.intervals import ConfidenceInterval, _tango_statistic, difference_interval
+
+# The submodule, not the package: mcnemar.planning delegates to margin_planning, which imports
+# this module.
+from mcnemar.planning._kernel import _binom_sf
 from mcnemar.table import PairedTable
 
 __all__ = [
@@ -196,14 +200,6 @@ def _cut(z_obs: float) -> float:
     return z_obs - 1e-10 * (1.0 + abs(z_obs))
 
 
-def _binom_sf(t: FloatArray, m: FloatArray, p: FloatArray) -> FloatArray:
-    """P(Bin(m, p) >= t) for whole t, m (broadcast); I_p(t, m - t + 1) inside the support."""
-    inside = (t >= 1.0) & (t <= m)
-    out = special.betainc(np.where(inside, t, 1.0), np.where(inside, m - t + 1.0, 1.0), p)
-    result: FloatArray = np.where(t <= 0.0, 1.0, np.where(t > m, 0.0, out))
-    return result
-
-
 def _tail_function(b: int, c: int, n: int, margin: float) -> Any:
     """psi -> P(tables at least as extreme as (b, c)), on the boundary delta = -margin."""
     from mcnemar.unconditional import _binom_pmf_matrix
@@ -314,8 +310,92 @@ def _ptext(p: Any, log10p: Any) -> str:
 # results
 
 
+class _MarginResult:
+    """What the two results share: the inputs, Tango's interval at level 1 - 2 alpha, the
+    JSON fields around each result's own ones and the frame of the summary line."""
+
+    __slots__ = ()
+    # Fields of both dataclasses below (declared here for the shared methods).
+    statistic: Any
+    pvalue: Any
+    log10_pvalue: Any
+    margin: float
+    method: str
+    alpha: float
+    table: PairedTable
+    #: The null hypothesis in the JSON, and the word for a table where it is rejected.
+    _HYPOTHESIS: ClassVar[str]
+    _SHOWN: ClassVar[str]
+
+    @property
+    def name(self) -> str:
+        """Human name of the test (of each one-sided test, for equivalence)."""
+        return _NAMES[self.method]
+
+    @property
+    def confidence_level(self) -> float:
+        """1 - 2 alpha, the level of the interval that matches the one-sided test(s)."""
+        return 1.0 - 2.0 * self.alpha
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval[Any]:
+        """Tango's score interval for the difference, at level 1 - 2 alpha by default.
+
+        For ``method="score"`` non-inferiority is shown exactly when its lower limit lies
+        above ``-margin``, and equivalence exactly when it lies inside ``(-margin, margin)``.
+        For ``"unconditional"`` it is the interval of the same statistic (asymptotic), given
+        for reference.
+        """
+        level = self.confidence_level if confidence_level is None else confidence_level
+        return _tango_interval(self.table, level)
+
+    def _rejected(self) -> Any:
+        """``pvalue < alpha`` (bool, or an array of them)."""
+        out = np.asarray(self.pvalue) < self.alpha
+        return bool(out) if out.ndim == 0 else out
+
+    def _own_fields(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe summary (NaN becomes null)."""
+        return {
+            "method": self.method,
+            "name": self.name,
+            "hypothesis": self._HYPOTHESIS,
+            "margin": self.margin,
+            "alpha": self.alpha,
+            "statistic": _plain(self.statistic),
+            "pvalue": _plain(self.pvalue),
+            "log10_pvalue": _plain(self.log10_pvalue),
+            **self._own_fields(),
+            "confidence_interval": {
+                **self.confidence_interval().to_dict(),
+                "confidence_level": self.confidence_level,
+                "method": "tango",
+            },
+        }
+
+    def _head(self) -> str:
+        raise NotImplementedError
+
+    def _summary(self, ci: ConfidenceInterval[Any]) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        head = self._head()
+        if self.table.shape:
+            shown = int(np.sum(self._rejected()))
+            return (
+                f"{head}, alpha = {self.alpha:g}: {shown} of {np.size(self.pvalue)} tables "
+                f"{self._SHOWN}; see .pvalue"
+            )
+        if not np.isfinite(float(self.statistic)):
+            return f"{head}: no items, nothing to test (p = 1)"
+        return f"{head}: {self._summary(self.confidence_interval())}"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NonInferiorityResult:
+class NonInferiorityResult(_MarginResult):
     r"""Result of :func:`noninferiority`.
 
     Attributes
@@ -334,6 +414,9 @@ class NonInferiorityResult:
     table : PairedTable
     """
 
+    _HYPOTHESIS: ClassVar[str] = "H0: accuracy(A) - accuracy(B) <= -margin"
+    _SHOWN: ClassVar[str] = "non-inferior"
+
     statistic: Any
     pvalue: Any
     log10_pvalue: Any
@@ -343,15 +426,9 @@ class NonInferiorityResult:
     table: PairedTable
 
     @property
-    def name(self) -> str:
-        """Human name of the test."""
-        return _NAMES[self.method]
-
-    @property
     def noninferior(self) -> Any:
         """``pvalue < alpha``: non-inferiority shown (bool, or an array of them)."""
-        out = np.asarray(self.pvalue) < self.alpha
-        return bool(out) if out.ndim == 0 else out
+        return self._rejected()
 
     @property
     def difference(self) -> Any:
@@ -361,60 +438,20 @@ class NonInferiorityResult:
             d = (b - c) / n
         return float(d) if d.ndim == 0 else d
 
-    @property
-    def confidence_level(self) -> float:
-        """1 - 2 alpha, the level of the interval that matches the one-sided test."""
-        return 1.0 - 2.0 * self.alpha
+    def _own_fields(self) -> dict[str, Any]:
+        return {"noninferior": _plain(self.noninferior), "difference": _plain(self.difference)}
 
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval[Any]:
-        """Tango's score interval for the difference, at level 1 - 2 alpha by default.
+    def _head(self) -> str:
+        return f"Non-inferiority, {self.name}, margin {describe_margin(self.margin)}"
 
-        For ``method="score"`` its lower limit lies above ``-margin`` exactly when the test
-        rejects at ``alpha``. For ``"unconditional"`` it is the interval of the same
-        statistic (asymptotic), given for reference.
-        """
-        level = self.confidence_level if confidence_level is None else confidence_level
-        return _tango_interval(self.table, level)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary (NaN becomes null)."""
-        ci = self.confidence_interval()
-        return {
-            "method": self.method,
-            "name": self.name,
-            "hypothesis": "H0: accuracy(A) - accuracy(B) <= -margin",
-            "margin": self.margin,
-            "alpha": self.alpha,
-            "statistic": _plain(self.statistic),
-            "pvalue": _plain(self.pvalue),
-            "log10_pvalue": _plain(self.log10_pvalue),
-            "noninferior": _plain(self.noninferior),
-            "difference": _plain(self.difference),
-            "confidence_interval": {
-                **ci.to_dict(),
-                "confidence_level": self.confidence_level,
-                "method": "tango",
-            },
-        }
-
-    def __str__(self) -> str:
-        head = f"Non-inferiority, {self.name}, margin {describe_margin(self.margin)}"
-        if self.table.shape:
-            shown = int(np.sum(self.noninferior))
-            return (
-                f"{head}, alpha = {self.alpha:g}: {shown} of {np.size(self.pvalue)} tables "
-                "non-inferior; see .pvalue"
-            )
-        if not np.isfinite(float(self.statistic)):
-            return f"{head}: no items, nothing to test (p = 1)"
-        ci = self.confidence_interval()
+    def _summary(self, ci: ConfidenceInterval[Any]) -> str:
         verdict = (
             f"non-inferior by the {_pct(self.margin)}-point margin"
             if self.noninferior
             else "non-inferiority not shown"
         )
         return (
-            f"{head}: Z = {float(self.statistic):.4f}, one-sided p = "
+            f"Z = {float(self.statistic):.4f}, one-sided p = "
             f"{_ptext(self.pvalue, self.log10_pvalue)} ({verdict} at alpha = {self.alpha:g}); "
             "difference "
             f"{100 * float(self.difference):+.4g} points, {self.confidence_level:.0%} Tango "
@@ -423,7 +460,7 @@ class NonInferiorityResult:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class EquivalenceResult:
+class EquivalenceResult(_MarginResult):
     r"""Result of :func:`equivalence` (two one-sided tests).
 
     Attributes
@@ -443,6 +480,9 @@ class EquivalenceResult:
         As in :class:`NonInferiorityResult`.
     """
 
+    _HYPOTHESIS: ClassVar[str] = "H0: |accuracy(A) - accuracy(B)| >= margin"
+    _SHOWN: ClassVar[str] = "equivalent"
+
     statistic: Any
     pvalue: Any
     log10_pvalue: Any
@@ -458,67 +498,28 @@ class EquivalenceResult:
     table: PairedTable
 
     @property
-    def name(self) -> str:
-        """Human name of the one-sided tests."""
-        return _NAMES[self.method]
-
-    @property
     def equivalent(self) -> Any:
         """``pvalue < alpha``: equivalence within the margin shown."""
-        out = np.asarray(self.pvalue) < self.alpha
-        return bool(out) if out.ndim == 0 else out
+        return self._rejected()
 
-    @property
-    def confidence_level(self) -> float:
-        """1 - 2 alpha."""
-        return 1.0 - 2.0 * self.alpha
-
-    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval[Any]:
-        """Tango's interval at level 1 - 2 alpha; for the score method it lies inside
-        (-margin, margin) exactly when equivalence is shown."""
-        level = self.confidence_level if confidence_level is None else confidence_level
-        return _tango_interval(self.table, level)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary (NaN becomes null)."""
-        ci = self.confidence_interval()
+    def _own_fields(self) -> dict[str, Any]:
         return {
-            "method": self.method,
-            "name": self.name,
-            "hypothesis": "H0: |accuracy(A) - accuracy(B)| >= margin",
-            "margin": self.margin,
-            "alpha": self.alpha,
-            "statistic": _plain(self.statistic),
-            "pvalue": _plain(self.pvalue),
-            "log10_pvalue": _plain(self.log10_pvalue),
             "pvalue_lower": _plain(self.pvalue_lower),
             "pvalue_upper": _plain(self.pvalue_upper),
             "equivalent": _plain(self.equivalent),
-            "confidence_interval": {
-                **ci.to_dict(),
-                "confidence_level": self.confidence_level,
-                "method": "tango",
-            },
         }
 
-    def __str__(self) -> str:
-        head = f"Equivalence, two one-sided {self.name}s, margin {describe_margin(self.margin)}"
-        if self.table.shape:
-            shown = int(np.sum(self.equivalent))
-            return (
-                f"{head}, alpha = {self.alpha:g}: {shown} of {np.size(self.pvalue)} tables "
-                "equivalent; see .pvalue"
-            )
-        if not np.isfinite(float(self.statistic)):
-            return f"{head}: no items, nothing to test (p = 1)"
-        ci = self.confidence_interval()
+    def _head(self) -> str:
+        return f"Equivalence, two one-sided {self.name}s, margin {describe_margin(self.margin)}"
+
+    def _summary(self, ci: ConfidenceInterval[Any]) -> str:
         verdict = (
             f"equivalent within {describe_margin(self.margin)}"
             if self.equivalent
             else "equivalence not shown"
         )
         return (
-            f"{head}: p = {_ptext(self.pvalue, self.log10_pvalue)} (lower "
+            f"p = {_ptext(self.pvalue, self.log10_pvalue)} (lower "
             f"{_ptext(self.pvalue_lower, self.log10_pvalue_lower)}, upper "
             f"{_ptext(self.pvalue_upper, self.log10_pvalue_upper)}; {verdict} at alpha = "
             f"{self.alpha:g}); "

@@ -13,8 +13,10 @@ b for fixed m), so
 
 .. math:: \text{power} = \sum_m \mathrm{Bin}(m; n, \psi)\, P\{\mathrm{Bin}(m, \theta) \ge t(m)\},
 
-a finite sum over the m where Bin(n, :math:`\psi`) carries mass (mean :math:`\pm` 12 standard
-deviations and 20 items; what is left out is below 1e-15), with t(m) found by bisection.
+a finite sum over the m where Bin(n, :math:`\psi`) carries mass (the window of
+:mod:`mcnemar.planning`: each tail left out holds below 5e-16 by Bernstein's bound), with the
+binomial probabilities and tails of :mod:`mcnemar.planning`'s kernel and t(m) found by
+bisection.
 
 Normal approximation (the counterpart of Connor's formula for McNemar's test, used by Nam
 1997 and Liu et al. 2002 for the score test): the numerator b - c + n :math:`\Delta` has mean
@@ -54,9 +56,10 @@ from scipy import special
 from mcnemar._format import format_points as _points
 from mcnemar._format import json_value as _json
 from mcnemar.errors import McNemarError
-from mcnemar.margin import _binom_sf, _check_margin, _thresholds, describe_margin
+from mcnemar.margin import _check_margin, _thresholds, describe_margin
 
-# From the submodule, not the package: mcnemar.planning.power and sample_size call this module.
+# From the submodules, not the package: mcnemar.planning.power and sample_size call this module.
+from mcnemar.planning._kernel import _binom_sf, _flat_weights
 from mcnemar.planning._validation import _check_n, _check_open_unit, _resolve_probabilities
 
 __all__ = ["MarginPowerResult", "MarginSampleSizeResult", "power", "sample_size"]
@@ -125,18 +128,11 @@ def _exact_power_one(n: int, p10: float, p01: float, margin: float, alpha: float
         # Every item concordant: only the table b = c = 0 occurs.
         t0 = float(_thresholds(np.array([0.0]), float(n), margin, cut)[0])
         return 1.0 if t0 == 0.0 else 0.0
-    sd = math.sqrt(n * psi * (1.0 - psi))
-    lo = max(0, math.floor(n * psi - 12.0 * sd - 20.0))
-    hi = min(n, math.ceil(n * psi + 12.0 * sd + 20.0))
-    m = np.arange(lo, hi + 1, dtype=np.float64)
+    # The m where Bin(n, psi) carries mass, with their probabilities, as for McNemar's test.
+    _, m, weights, _ = _flat_weights(np.array([float(n)]), np.array([psi]))
     t = _thresholds(m, float(n), margin, cut)
-    with np.errstate(divide="ignore"):
-        log_w = (
-            special.gammaln(n + 1.0) - special.gammaln(m + 1.0) - special.gammaln(n - m + 1.0)
-            + special.xlogy(m, psi) + special.xlog1py(n - m, -psi)
-        )
     theta = min(1.0, p10 / psi)
-    total = float(np.sum(np.exp(log_w) * _binom_sf(t, m, np.full(m.shape, theta))))
+    total = float(np.sum(weights * _binom_sf(t, m, theta)))
     return min(1.0, max(0.0, total))
 
 
