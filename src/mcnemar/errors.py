@@ -56,12 +56,23 @@ class McNemarError(ValueError):
 
     A message that tells the user which argument to set names it with :func:`option`; the
     names are in :attr:`arguments` (the first also as :attr:`argument`), ``str()`` spells them
-    as keywords and :meth:`spelled` lets an interface spell them as its own options.
+    as keywords and :meth:`spelled` lets an interface spell them as its own options. An error
+    about an argument its message does not name that way passes it as ``argument=``: it comes
+    first in :attr:`arguments`.
+
+    Examples
+    --------
+    >>> err = McNemarError("counts cannot be negative; got -1", argument="b")
+    >>> str(err), err.argument
+    ('counts cannot be negative; got -1', 'b')
     """
 
-    def __init__(self, message: str = "", *args: object) -> None:
+    def __init__(self, message: str = "", *args: object, argument: str | None = None) -> None:
         self.template = message
-        self.arguments: tuple[str, ...] = tuple(m.group(1) for m in _OPTION.finditer(message))
+        named = tuple(m.group(1) for m in _OPTION.finditer(message))
+        if argument is not None:
+            named = (argument, *(a for a in named if a != argument))
+        self.arguments: tuple[str, ...] = named
         super().__init__(self.spelled(), *args)
 
     @property
@@ -99,9 +110,19 @@ class InputFileError(McNemarError):
         The file concerned.
     line : int, optional
         1-based line (or record) number where the problem was found.
+    argument : str, optional
+        The argument the error is about, when the message does not name it with
+        :func:`option`.
     """
 
-    def __init__(self, message: str, *, path: str | None = None, line: int | None = None):
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        argument: str | None = None,
+    ):
         self.path = path
         self.line = line
         where = ""
@@ -112,7 +133,7 @@ class InputFileError(McNemarError):
             where += ": "
         # The location stays outside the template, so a file name is never read as markup.
         self.where = where
-        super().__init__(message)
+        super().__init__(message, argument=argument)
 
     def spelled(self, spell: Callable[[str, str], str] | None = None) -> str:
         """The message (after the file and line) with its arguments spelled by ``spell``."""

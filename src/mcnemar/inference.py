@@ -34,47 +34,41 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from mcnemar import _binomial
+from mcnemar import _binomial, vocabulary
 from mcnemar._format import format_number as _fmt
 from mcnemar._format import format_pvalue
 from mcnemar._format import json_value as _plain
 from mcnemar._format import scalar_or_array as _out
-from mcnemar.errors import McNemarError, TableError
+from mcnemar.errors import McNemarError, TableError, option
 from mcnemar.table import PairedTable
+from mcnemar.validation import check_choice, check_count
 
 __all__ = ["ALTERNATIVES", "METHODS", "McNemarResult", "as_table", "mcnemar", "null_distribution"]
 
-Alternative = Literal["two-sided", "greater", "less"]
-METHODS = ("exact", "midp", "asymptotic", "corrected")
-ALTERNATIVES = ("two-sided", "greater", "less")
+Alternative = vocabulary.Alternative
+#: The tests every report computes (the exact unconditional test is asked for by name).
+METHODS = tuple(name for name in vocabulary.names(vocabulary.TESTS) if name != "unconditional")
+ALTERNATIVES = vocabulary.names(vocabulary.ALTERNATIVES)
+# Every test by its name, and a few other spellings users type.
 _METHOD_ALIASES = {
-    "exact": "exact",
+    **{name: name for name in vocabulary.names(vocabulary.TESTS)},
     "binomial": "exact",
-    "midp": "midp",
     "mid-p": "midp",
-    "asymptotic": "asymptotic",
     "chi2": "asymptotic",
     "chi-square": "asymptotic",
-    "corrected": "corrected",
     "edwards": "corrected",
-    "unconditional": "unconditional",
 }
 _LN10 = math.log(10.0)
 _LN2 = math.log(2.0)
 
-NAMES = {
-    "exact": "exact conditional (binomial) test",
-    "midp": "mid-p test",
-    "asymptotic": "chi-square test",
-    "corrected": "continuity-corrected chi-square test (Edwards)",
-    "unconditional": "exact unconditional test (Suissa-Shuster, Berger-Boos)",
-}
+#: Human name of each test (the vocabulary's label).
+NAMES = {term.name: term.label for term in vocabulary.TESTS}
 CONVENTIONS = {
     ("exact", "two-sided"): "two-sided p = min(1, 2 * smaller binomial tail), X ~ Bin(D, 1/2)",
     ("midp", "two-sided"): (
@@ -217,21 +211,17 @@ def as_table(table: Any) -> PairedTable:
 
 def check_alternative(alternative: Any) -> str:
     """Validate ``alternative``; return it."""
-    if alternative not in ALTERNATIVES:
-        raise McNemarError(
-            f"alternative must be one of {', '.join(repr(a) for a in ALTERNATIVES)}; "
-            f"got {alternative!r} ('greater' means A is more accurate than B)"
-        )
-    return str(alternative)
+    return check_choice(alternative, "alternative", vocabulary.ALTERNATIVES,
+                        hint="'greater' means A is more accurate than B")
 
 
 def _check_method(method: Any, correction: bool) -> str:
-    key = _METHOD_ALIASES.get(method) if isinstance(method, str) else None
-    if key is None:
-        valid = ", ".join(repr(m) for m in (*METHODS, "unconditional"))
-        raise McNemarError(f"method must be one of {valid}; got {method!r}")
+    if not isinstance(method, str) or method not in _METHOD_ALIASES:
+        check_choice(method, "method", vocabulary.TESTS)  # refuses it, naming the choices
+    key = _METHOD_ALIASES[method]
     if not isinstance(correction, bool | np.bool_):
-        raise McNemarError(f"correction must be True or False, got {correction!r}")
+        raise McNemarError(f"{option('correction')} must be True or False, got {correction!r}",
+                           argument="correction")
     if correction:
         if key == "asymptotic":
             key = "corrected"
@@ -470,8 +460,7 @@ def null_distribution(b: int, c: int, *, points: int = 241, full_up_to: int = 20
     >>> d["k"], [round(p * 16) for p in d["pmf"]]
     ([0, 1, 2, 3, 4], [1, 4, 6, 4, 1])
     """
-    if min(b, c) < 0:
-        raise McNemarError(f"b and c must be non-negative counts, got b={b}, c={c}")
+    b, c = check_count(b, "b"), check_count(c, "c")
     n = b + c
     if n <= full_up_to:
         lo, hi, step = 0, n, 1

@@ -31,16 +31,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from mcnemar.errors import TableError
+from mcnemar.validation import MAX_COUNT, check_counts
 
 __all__ = ["PairedTable"]
 
 IntArray = NDArray[np.int64]
 Cell = int | IntArray
 
-# Cells up to 2**52 keep every sum of two cells (D = b + c) exact in double precision, which
-# the exact tail computations use.
-_MAX_COUNT = 2**52
-_MAX_TEXT = "counts up to 2**52 (about 4.5e15) are supported"
+# The one limit of counts (2**52: every sum of two cells stays exact in double precision);
+# the web models and the report read it from here or from mcnemar.validation.
+_MAX_COUNT = MAX_COUNT
 
 # Items are processed in blocks this long so that the boolean temporaries stay in cache.
 _BLOCK = 1 << 18
@@ -53,65 +53,8 @@ def _describe(value: Any) -> str:
 
 def _count(name: str, value: Any) -> IntArray:
     """Validate one cell: non-negative whole numbers (scalar or array), as int64."""
-    if isinstance(value, bool | np.bool_):
-        raise TableError(
-            f"{name} must be a count (a whole number >= 0), got the boolean {value!r}; "
-            "pass per-item outcomes to PairedTable.from_outcomes instead"
-        )
-    if isinstance(value, str | bytes):
-        raise TableError(f"{name} must be a count (a whole number >= 0), got the text {value!r}")
-    try:
-        arr = np.asarray(value)
-    except Exception as exc:  # ragged nested lists and the like
-        raise TableError(
-            f"{name} must be a count or an array of counts, got {_describe(value)}"
-        ) from exc
-    if arr.dtype == bool:
-        raise TableError(
-            f"{name} must hold counts (whole numbers >= 0), got booleans; "
-            "pass per-item outcomes to PairedTable.from_outcomes instead"
-        )
-    if arr.size == 0:
-        raise TableError(f"{name} is empty; give a count (a whole number >= 0)")
-    if arr.dtype.kind in "iu":
-        if arr.dtype == np.uint64 and np.any(arr > _MAX_COUNT):
-            raise TableError(f"{name} is larger than 2**52; {_MAX_TEXT}")
-        out = arr.astype(np.int64, copy=False)
-        if np.any(out < 0):
-            bad = out[out < 0].flat[0]
-            raise TableError(f"{name} must be >= 0, got {bad}; counts cannot be negative")
-        if np.any(out > _MAX_COUNT):
-            bad = out[out > _MAX_COUNT].flat[0]
-            raise TableError(f"{name} = {bad} is too large; {_MAX_TEXT}")
-        return out
-    if arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)):
-            bad = arr[~np.isfinite(arr)].flat[0]
-            raise TableError(f"{name} must be a finite whole number >= 0, got {bad}")
-        if np.any(arr < 0):
-            bad = arr[arr < 0].flat[0]
-            raise TableError(f"{name} must be >= 0, got {bad}; counts cannot be negative")
-        if np.any(arr != np.floor(arr)):
-            bad = arr[arr != np.floor(arr)].flat[0]
-            raise TableError(
-                f"{name} must be a whole number of items, got the fraction {bad}; "
-                "counts of items cannot be fractional"
-            )
-        if np.any(arr > _MAX_COUNT):
-            bad = arr[arr > _MAX_COUNT].flat[0]
-            raise TableError(f"{name} = {bad:g} is too large; {_MAX_TEXT}")
-        return arr.astype(np.int64)
-    if arr.dtype == object and arr.ndim == 0 and isinstance(value, numbers.Integral):
-        value = int(value)
-        if value < 0:
-            raise TableError(f"{name} must be >= 0, got {value}; counts cannot be negative")
-        if value > _MAX_COUNT:
-            raise TableError(f"{name} = {value} is too large; {_MAX_TEXT}")
-        return np.asarray(value, dtype=np.int64)
-    raise TableError(
-        f"{name} must be a count (a whole number >= 0) or an array of counts, "
-        f"got {_describe(value)}"
-    )
+    counts: IntArray = check_counts(value, name, error=TableError, outcomes_hint=True)
+    return counts
 
 
 def _scalar_or_array(x: IntArray | None) -> Cell | None:

@@ -121,6 +121,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 __all__ = [
     "ADJUSTMENTS",
@@ -135,6 +136,7 @@ __all__ = [
     "RATIO_INTERVALS",
     "REDUCE",
     "TESTS",
+    "Alternative",
     "Term",
     "input_formats",
     "label",
@@ -171,6 +173,10 @@ class Term:
 # interval as implemented; the original papers are named where there is one.
 _FLL2013 = "Fagerland, Lydersen & Laake (2013)"
 _FLL2014 = "Fagerland, Lydersen & Laake (2014)"
+
+#: The type of an ``alternative`` argument, for annotations (a type checker needs the names
+#: spelled; a test keeps them equal to :data:`ALTERNATIVES`).
+Alternative = Literal["two-sided", "greater", "less"]
 
 #: Direction of a test (``alternative=``): A is system/run A, B is B.
 ALTERNATIVES: tuple[Term, ...] = (
