@@ -139,6 +139,20 @@ def _check_method(method: Any) -> str:
     return method
 
 
+def _checked(
+    table: Any, margin: Any, method: Any, alpha: Any
+) -> tuple[dict[str, Any], tuple[FloatArray, FloatArray, FloatArray], tuple[int, ...]]:
+    """The checked inputs as fields of a result; b, c and N flattened; the tables' shape."""
+    inputs = {
+        "margin": _check_margin(margin),
+        "alpha": _check_alpha(alpha),
+        "method": _check_method(method),
+    }
+    t, b, c, n = _cells(table)
+    inputs["table"] = t
+    return inputs, (b.ravel(), c.ravel(), n.ravel()), b.shape
+
+
 def _cells(table: Any) -> tuple[PairedTable, FloatArray, FloatArray, FloatArray]:
     """The table, and b, c, N as float arrays; N is required (the margin is in accuracy)."""
     t = as_table(table)
@@ -310,12 +324,12 @@ def _ptext(p: Any, log10p: Any) -> str:
 # results
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _MarginResult:
-    """What the two results share: the inputs, Tango's interval at level 1 - 2 alpha, the
-    JSON fields around each result's own ones and the frame of the summary line."""
+    """What the two results share: the fields of :class:`NonInferiorityResult` (which adds
+    none), Tango's interval at level 1 - 2 alpha, the JSON fields around each result's own
+    ones and the frame of the summary line."""
 
-    __slots__ = ()
-    # Fields of both dataclasses below (declared here for the shared methods).
     statistic: Any
     pvalue: Any
     log10_pvalue: Any
@@ -323,9 +337,12 @@ class _MarginResult:
     method: str
     alpha: float
     table: PairedTable
-    #: The null hypothesis in the JSON, and the word for a table where it is rejected.
+    #: The null hypothesis in the JSON, the word for a table where it is rejected, and the
+    #: verdict of one table ({pct}: the margin in points, {points}: in words).
     _HYPOTHESIS: ClassVar[str]
     _SHOWN: ClassVar[str]
+    _SHOWN_WORDS: ClassVar[str]
+    _NOT_SHOWN_WORDS: ClassVar[str]
 
     @property
     def name(self) -> str:
@@ -381,6 +398,17 @@ class _MarginResult:
     def _summary(self, ci: ConfidenceInterval[Any]) -> str:
         raise NotImplementedError
 
+    def _verdict(self) -> str:
+        words = self._SHOWN_WORDS if self._rejected() else self._NOT_SHOWN_WORDS
+        verdict = words.format(pct=_pct(self.margin), points=describe_margin(self.margin))
+        return f"{verdict} at alpha = {self.alpha:g}"
+
+    def _interval_words(self, ci: ConfidenceInterval[Any]) -> str:
+        return (
+            f"{self.confidence_level:.0%} Tango interval [{100 * float(ci.low):+.4g}, "
+            f"{100 * float(ci.high):+.4g}] points"
+        )
+
     def __str__(self) -> str:
         head = self._head()
         if self.table.shape:
@@ -416,14 +444,8 @@ class NonInferiorityResult(_MarginResult):
 
     _HYPOTHESIS: ClassVar[str] = "H0: accuracy(A) - accuracy(B) <= -margin"
     _SHOWN: ClassVar[str] = "non-inferior"
-
-    statistic: Any
-    pvalue: Any
-    log10_pvalue: Any
-    margin: float
-    method: str
-    alpha: float
-    table: PairedTable
+    _SHOWN_WORDS: ClassVar[str] = "non-inferior by the {pct}-point margin"
+    _NOT_SHOWN_WORDS: ClassVar[str] = "non-inferiority not shown"
 
     @property
     def noninferior(self) -> Any:
@@ -445,17 +467,10 @@ class NonInferiorityResult(_MarginResult):
         return f"Non-inferiority, {self.name}, margin {describe_margin(self.margin)}"
 
     def _summary(self, ci: ConfidenceInterval[Any]) -> str:
-        verdict = (
-            f"non-inferior by the {_pct(self.margin)}-point margin"
-            if self.noninferior
-            else "non-inferiority not shown"
-        )
         return (
             f"Z = {float(self.statistic):.4f}, one-sided p = "
-            f"{_ptext(self.pvalue, self.log10_pvalue)} ({verdict} at alpha = {self.alpha:g}); "
-            "difference "
-            f"{100 * float(self.difference):+.4g} points, {self.confidence_level:.0%} Tango "
-            f"interval [{100 * float(ci.low):+.4g}, {100 * float(ci.high):+.4g}] points"
+            f"{_ptext(self.pvalue, self.log10_pvalue)} ({self._verdict()}); "
+            f"difference {100 * float(self.difference):+.4g} points, {self._interval_words(ci)}"
         )
 
 
@@ -482,20 +497,15 @@ class EquivalenceResult(_MarginResult):
 
     _HYPOTHESIS: ClassVar[str] = "H0: |accuracy(A) - accuracy(B)| >= margin"
     _SHOWN: ClassVar[str] = "equivalent"
+    _SHOWN_WORDS: ClassVar[str] = "equivalent within {points}"
+    _NOT_SHOWN_WORDS: ClassVar[str] = "equivalence not shown"
 
-    statistic: Any
-    pvalue: Any
-    log10_pvalue: Any
     pvalue_lower: Any
     pvalue_upper: Any
     log10_pvalue_lower: Any
     log10_pvalue_upper: Any
     statistic_lower: Any
     statistic_upper: Any
-    margin: float
-    method: str
-    alpha: float
-    table: PairedTable
 
     @property
     def equivalent(self) -> Any:
@@ -513,18 +523,11 @@ class EquivalenceResult(_MarginResult):
         return f"Equivalence, two one-sided {self.name}s, margin {describe_margin(self.margin)}"
 
     def _summary(self, ci: ConfidenceInterval[Any]) -> str:
-        verdict = (
-            f"equivalent within {describe_margin(self.margin)}"
-            if self.equivalent
-            else "equivalence not shown"
-        )
         return (
             f"p = {_ptext(self.pvalue, self.log10_pvalue)} (lower "
             f"{_ptext(self.pvalue_lower, self.log10_pvalue_lower)}, upper "
-            f"{_ptext(self.pvalue_upper, self.log10_pvalue_upper)}; {verdict} at alpha = "
-            f"{self.alpha:g}); "
-            f"{self.confidence_level:.0%} Tango interval [{100 * float(ci.low):+.4g}, "
-            f"{100 * float(ci.high):+.4g}] points"
+            f"{_ptext(self.pvalue_upper, self.log10_pvalue_upper)}; {self._verdict()}); "
+            f"{self._interval_words(ci)}"
         )
 
 
@@ -579,20 +582,11 @@ def noninferiority(
     >>> print(r.confidence_interval())
     [-0.0058, 0.0108]
     """
-    margin = _check_margin(margin)
-    alpha = _check_alpha(alpha)
-    method = _check_method(method)
-    t, b, c, n = _cells(table)
-    shape = b.shape
-    z, p, log10p = _lower_test(b.ravel(), c.ravel(), n.ravel(), margin, method)
+    inputs, (b, c, n), shape = _checked(table, margin, method, alpha)
+    z, p, log10p = _lower_test(b, c, n, inputs["margin"], inputs["method"])
     return NonInferiorityResult(
-        statistic=_out(z, shape),
-        pvalue=_out(p, shape),
-        log10_pvalue=_out(log10p, shape),
-        margin=margin,
-        method=method,
-        alpha=alpha,
-        table=t,
+        statistic=_out(z, shape), pvalue=_out(p, shape), log10_pvalue=_out(log10p, shape),
+        **inputs,
     )
 
 
@@ -623,13 +617,10 @@ def equivalence(
     >>> round(r.pvalue_lower, 4), round(r.pvalue_upper, 4), r.equivalent
     (0.007, 0.0684, False)
     """
-    margin = _check_margin(margin)
-    alpha = _check_alpha(alpha)
-    method = _check_method(method)
-    t, b, c, n = _cells(table)
-    shape = b.shape
-    z_lo, p_lo, lp_lo = _lower_test(b.ravel(), c.ravel(), n.ravel(), margin, method)
-    z_swap, p_hi, lp_hi = _lower_test(c.ravel(), b.ravel(), n.ravel(), margin, method)
+    inputs, (b, c, n), shape = _checked(table, margin, method, alpha)
+    z_lo, p_lo, lp_lo = _lower_test(b, c, n, inputs["margin"], inputs["method"])
+    # The upper test is the lower one of B against A.
+    z_swap, p_hi, lp_hi = _lower_test(c, b, n, inputs["margin"], inputs["method"])
     z_hi = -z_swap
     p = np.maximum(p_lo, p_hi)
     stat = np.minimum(z_lo, -z_hi)
@@ -643,10 +634,7 @@ def equivalence(
         log10_pvalue_upper=_out(lp_hi, shape),
         statistic_lower=_out(z_lo, shape),
         statistic_upper=_out(z_hi, shape),
-        margin=margin,
-        method=method,
-        alpha=alpha,
-        table=t,
+        **inputs,
     )
 
 
