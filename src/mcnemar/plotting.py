@@ -8,6 +8,9 @@ Contents
 :func:`forest`
     each model's difference in accuracy from the baseline (or from the best model) with its
     confidence interval, zero marked.
+:func:`forest_plot`
+    the per-task differences of a :class:`~mcnemar.tasks.TaskComparison`, worst first,
+    with the micro and macro overall rows.
 :func:`eprocess`
     the e-value of the anytime-valid sequential test (:func:`mcnemar.sequential.sequential`)
     after each item, with the rejection line 1/alpha and the item where the run could have
@@ -33,7 +36,7 @@ from mcnemar.errors import McNemarError
 if TYPE_CHECKING:
     from mcnemar.multiple import PairwiseResult
 
-__all__ = ["eprocess", "forest", "pairwise_heatmap"]
+__all__ = ["eprocess", "forest", "forest_plot", "pairwise_heatmap"]
 
 _FORMATS = ("png", "svg", "pdf")
 _ADJUST_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
@@ -442,3 +445,120 @@ def eprocess(
     ax.legend(loc="upper left", fontsize=8, frameon=False)
     ax.grid(color="0.92")
     return _save(fig, canvas_class, out, dpi)
+
+
+#: Height of one row of the per-task forest plot, in inches: an 8-point label is about 0.15
+#: inch tall with its line spacing, so rows never overlap at this pitch.
+_TASK_ROW_INCHES = 0.2
+
+
+def forest_plot(
+    comparison: Any,
+    ax: Any = None,
+    *,
+    path: str | os.PathLike[str] | None = None,
+    size: tuple[float, float] | None = None,
+    dpi: float = 100,
+    label_chars: int = 40,
+) -> Any:
+    """Draw the per-task forest plot of a :class:`~mcnemar.tasks.TaskComparison`.
+
+    One row per task, worst first (the tasks where A is significantly worse at the top),
+    with accuracy(A) - accuracy(B) in points and its interval; a filled marker means the
+    adjusted p-value is below ``alpha`` (red where A is worse), the adjusted p-value is
+    printed on the right, and the micro (items pooled) and macro (mean of the tasks) overall
+    rows close the plot as diamonds, the headline one labelled. A dashed line marks zero.
+
+    Parameters
+    ----------
+    comparison : TaskComparison
+        From :func:`mcnemar.tasks.compare_tasks`.
+    ax : matplotlib Axes, optional
+        Draw on these axes; default a new figure sized to the number of rows (0.2 inch per
+        row, so labels never overlap).
+    path : str or path-like, optional
+        Also save the figure to this file (.png, .svg or .pdf).
+    size : (float, float), optional
+        Width and height in inches of a new figure.
+    dpi : float
+        Resolution of a saved PNG.
+    label_chars : int
+        Task names longer than this are shortened with an ellipsis.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes drawn on (``ax.figure`` is the figure).
+
+    Examples
+    --------
+    >>> from mcnemar.tasks import compare_task_tables
+    >>> res = compare_task_tables({"arith": (13, 8, 6, 3), "mc": (21, 5, 3, 1)})
+    >>> ax = forest_plot(res)
+    >>> [t.get_text() for t in ax.get_yticklabels()][:2]
+    ['arith', 'mc']
+    """
+    from mcnemar._format import clean_name, shorten
+    from mcnemar.tasks import TaskComparison, forest_rows
+
+    if not isinstance(comparison, TaskComparison):
+        raise McNemarError(
+            f"forest_plot needs the result of mcnemar.tasks.compare_tasks(...) (a "
+            f"TaskComparison); got {type(comparison).__name__}"
+        )
+    out = None if path is None else _check_path(path)
+    dpi = _check_dpi(dpi)
+    rows = forest_rows(comparison)
+    n_rows = len(rows)
+    figure_class, canvas_class = _figure_class()
+    if ax is None:
+        width, height = _check_size(size, (8.0, _TASK_ROW_INCHES * (n_rows + 1) + 1.5))
+        fig = figure_class(figsize=(width, height), dpi=dpi, layout="constrained")
+        canvas_class(fig)
+        ax = fig.add_subplot()
+    fig = ax.figure
+    # Tasks from the top; a gap of one row, then micro and macro at the bottom.
+    y = -(np.arange(n_rows, dtype=float) + np.array([r["overall"] for r in rows], dtype=float))
+    est = 100 * np.array([r["estimate"] for r in rows], dtype=float)
+    low = 100 * np.array([r["low"] for r in rows], dtype=float)
+    high = 100 * np.array([r["high"] for r in rows], dtype=float)
+    sig = np.array([r["significant"] for r in rows], dtype=bool)
+    worse = np.array([r["worse"] for r in rows], dtype=bool)
+    overall = np.array([r["overall"] for r in rows], dtype=bool)
+    color = np.where(worse, "tab:red", "tab:blue")
+    ax.axvline(0.0, color="0.3", linestyle="--", linewidth=1)
+    ax.hlines(y, low, high, colors=color.tolist(), linewidth=1.6)
+    for mask, marker, size_pt in ((~overall, "o", 30), (overall, "D", 42)):
+        filled = mask & sig
+        hollow = mask & ~sig
+        ax.scatter(est[filled], y[filled], marker=marker, s=size_pt,
+                   color=color[filled].tolist(), zorder=3)
+        ax.scatter(est[hollow], y[hollow], marker=marker, s=size_pt, facecolor="white",
+                   edgecolor=color[hollow].tolist(), zorder=3)
+    headline = comparison.overall.headline
+    labels = []
+    for r in rows:
+        text = shorten(clean_name(r["label"]), label_chars)
+        if r["overall"] and r["label"].lower().split(", ")[1].startswith(headline):
+            text += " *"
+        labels.append(text)
+    ax.set_yticks(y, labels, fontsize=8)
+    ax.set_ylim(min(y) - 0.8, max(y) + 0.8)
+    for yy, r in zip(y.tolist(), rows, strict=True):
+        p = r["pvalue"]
+        if p is None or not math.isfinite(p):
+            continue
+        word = "p" if r["overall"] or comparison.adjust == "none" else "adj. p"
+        ax.annotate(f"{word} = {_fmt_cell(p, comparison.alpha)}", xy=(1.0, yy),
+                    xycoords=("axes fraction", "data"), xytext=(4, 0),
+                    textcoords="offset points", va="center", fontsize=7, color="0.25")
+    level = f"{100 * comparison.confidence_level:g}%"
+    a, b = (shorten(clean_name(n), 30) for n in comparison.names)
+    ax.set_xlabel(f"accuracy({a}) - accuracy({b}), points, {level} CI")
+    adjusted = _ADJUST_TITLES.get(comparison.adjust, comparison.adjust)
+    ax.set_title(f"Per task, worst first: filled = significant ({adjusted} adjusted p < "
+                 f"{comparison.alpha:g}); * = headline overall", fontsize=9)
+    ax.grid(axis="x", color="0.9")
+    if out is not None:
+        _save(fig, canvas_class, out, dpi)
+    return ax
