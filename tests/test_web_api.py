@@ -33,9 +33,9 @@ with warnings.catch_warnings():
 
 from click.testing import CliRunner
 
-from mcnemar.errors import McNemarError, TableError
+from mcnemar.errors import McNemarError, TableError, option
 from mcnemar.web import app as webapp
-from mcnemar.web.app import _field_from_message, create_app
+from mcnemar.web.app import create_app
 from mcnemar.web.models import MAX_COUNT, ReportResponse
 from mcnemar.web.upload import MalformedUpload, UploadTooLarge, read_multipart, safe_filename
 
@@ -234,9 +234,9 @@ def test_repeated_requests_are_served_from_the_cache(monkeypatch: pytest.MonkeyP
     calls: list[Any] = []
     real = webapp._analyze
 
-    def counting(table: Any, options: Any, alignment: Any = None) -> Any:
+    def counting(table: Any, options: Any) -> Any:
         calls.append(table)
-        return real(table, options, alignment)
+        return real(table, options)
 
     monkeypatch.setattr(webapp, "_analyze", counting)
     cached = TestClient(create_app(cache_size=2))
@@ -415,7 +415,7 @@ def test_unknown_routes_and_methods_have_the_error_shape(client: TestClient) -> 
 
 def test_library_errors_become_422_naming_the_field(monkeypatch: pytest.MonkeyPatch) -> None:
     def refuse(table: Any, options: Any, alignment: Any = None) -> Any:
-        raise TableError("b must be a count of items; got 3000000000000000000000")
+        raise TableError(f"{option('b')} must be a count of items; got 3000000000000000000000")
 
     monkeypatch.setattr(webapp, "_analyze", refuse)
     fresh = TestClient(create_app(), raise_server_exceptions=False)
@@ -434,18 +434,45 @@ def test_a_bug_is_a_500_in_the_same_shape(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 @pytest.mark.parametrize(
-    ("message", "field"),
+    ("argument", "framing", "field"),
     [
-        ("b must be >= 0, got -1", "b"),
-        ("`d` is negative", "d"),
-        ("confidence_level must be in (0, 1); got 2", "confidence_level"),
-        ("only_a_wrong must be a count", "only_a_wrong"),
-        ("a table needs a discordant count", None),  # "a" the article, not the field
-        ("names must differ", None),
+        ("b", "passes", "b"),
+        ("b", "errors", "only_b_wrong"),  # cell b is "only B wrong"
+        ("c", "errors", "only_a_wrong"),
+        ("d", "errors", "both_wrong"),
+        ("confidence_level", "passes", "confidence_level"),
+        ("credible_level", "passes", "confidence_level"),  # the report's level is the bayes one
+        ("rope", "passes", "bayes.rope"),
+        ("names", "errors", "name_b"),
+        ("method", "passes", None),  # an argument the request does not have
     ],
 )
-def test_field_guess_from_library_messages(message: str, field: str | None) -> None:
-    assert _field_from_message(message) == field
+def test_library_error_fields_come_from_the_argument(
+    monkeypatch: pytest.MonkeyPatch, argument: str, framing: str, field: str | None
+) -> None:
+    """The field is the argument the error names, never a word of its message."""
+
+    def refuse(table: Any, options: Any, alignment: Any = None) -> Any:
+        # The message mentions other fields by name: they must not be taken for the field.
+        raise McNemarError(f"alpha, b and a are fine, but {option(argument)} is not")
+
+    monkeypatch.setattr(webapp, "_analyze", refuse)
+    fresh = TestClient(create_app(cache_size=0))
+    body: dict[str, Any] = {"b": 1, "c": 2}
+    if framing == "errors":
+        body = {"framing": "errors", "only_a_wrong": 2, "only_b_wrong": 1}
+    assert_error(fresh.post("/api/v1/analyze", json=body), 422, field)
+
+
+def test_a_library_error_naming_no_argument_names_no_field(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(table: Any, options: Any, alignment: Any = None) -> Any:
+        raise McNemarError("b must be >= 0 and confidence_level in (0, 1)")
+
+    monkeypatch.setattr(webapp, "_analyze", refuse)
+    fresh = TestClient(create_app(cache_size=0))
+    assert_error(fresh.post("/api/v1/analyze", json={"b": 1, "c": 2}), 422, None)
 
 
 # ----------------------------------------------------------------------------- the page
@@ -744,7 +771,8 @@ def test_compare_pairing_options(client: TestClient) -> None:
     a = b"id,correct\nq1,1\nq2,0\nq3,1\n"
     b = b"id,correct\nq2,1\nq3,1\nq4,0\n"
     files = {"file_a": ("a.csv", a, "text/csv"), "file_b": ("b.csv", b, "text/csv")}
-    error = assert_error(client.post("/api/v1/compare", files=files), 422, None)
+    # The pairing error names its argument, on_missing: the form's field of the same name.
+    error = assert_error(client.post("/api/v1/compare", files=files), 422, "on_missing")
     assert "q1" in error["message"] and "intersect" in error["message"]
     response = client.post("/api/v1/compare", files=files, data={"on_missing": "intersect"})
     assert response.status_code == 200, response.text
@@ -926,10 +954,10 @@ def test_serve_help_lists_the_options() -> None:
 
     result = CliRunner().invoke(main, ["serve", "--help"])
     assert result.exit_code == 0
-    for option in ("--host", "--port", "--open", "--max-upload-mb", "--allowed-host",
-                   "--max-inflated-mb", "--max-archive-members", "--request-timeout",
-                   "--keep-alive-timeout", "--workers"):
-        assert option in result.output
+    for flag in ("--host", "--port", "--open", "--max-upload-mb", "--allowed-host",
+                 "--max-inflated-mb", "--max-archive-members", "--request-timeout",
+                 "--keep-alive-timeout", "--workers"):
+        assert flag in result.output
 
 
 def test_serve_names_the_web_extra_when_fastapi_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:

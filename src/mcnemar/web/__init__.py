@@ -3,7 +3,13 @@
 =====================  ==================================================================
 module                 holds
 =====================  ==================================================================
-:mod:`.app`            the ASGI application (:func:`create_app`): routes, one error shape
+:mod:`.app`            the ASGI application (:func:`create_app`): the page, ``/api/v1/analyze``,
+                       the handlers that give every failure the one error shape
+:mod:`.compare`        ``/api/v1/compare``: two uploaded files through the library's pipeline
+:mod:`.errors`         the one error shape; validation errors in words; a library error's
+                       field from the argument it names
+:mod:`.guard`          the security middleware: Host, Origin, body size and pace
+:mod:`.respond`        the one success shape: the report's ``to_dict()`` plus the extras asked
 :mod:`.models`         pydantic models of the requests and responses (the OpenAPI schema)
 :mod:`.upload`         streaming multipart reader with a per-file size limit; archive checks
 :mod:`.server`         uvicorn's HTTP protocol with time limits for slow and idle clients

@@ -14,7 +14,7 @@ and fractional numbers are refused, because silently turning ``true`` into 1 or 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -30,10 +30,17 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from mcnemar import vocabulary
 from mcnemar.table import _MAX_COUNT as _LIBRARY_MAX_COUNT
 
 __all__ = [
+    "ALTERNATIVES",
+    "CLUSTER_METHODS",
+    "INCLUDE",
+    "MARGIN_METHODS",
     "MAX_COUNT",
+    "ON_MISSING",
+    "REDUCE",
     "AnalyzeRequest",
     "BayesOptions",
     "CompareOptions",
@@ -54,8 +61,31 @@ MAX_COUNT = _LIBRARY_MAX_COUNT
 #: keeps one request's work to about a second.
 MAX_ITEMS_BAYES = 10**10
 
-Alternative = Literal["two-sided", "greater", "less"]
-Include = Literal["distribution", "markdown", "text"]
+# The choices of the requests are the vocabulary's (one list for the CLI, the library and here).
+ALTERNATIVES = vocabulary.names(vocabulary.ALTERNATIVES)
+MARGIN_METHODS = vocabulary.names(vocabulary.MARGIN_METHODS)
+ON_MISSING = vocabulary.names(vocabulary.ON_MISSING)
+REDUCE = vocabulary.names(vocabulary.REDUCE)
+CLUSTER_METHODS = vocabulary.names(vocabulary.CLUSTERED_METHODS)
+#: The extras a response can carry next to the report (see :mod:`mcnemar.web.respond`).
+INCLUDE = ("distribution", "markdown", "text")
+
+if TYPE_CHECKING:
+    Alternative = str
+    Include = str
+    MarginMethod = str
+    OnMissing = str
+    Reduce = str
+    ClusterMethod = str
+else:
+    # Literal over a tuple is Literal over its items: pydantic checks them and lists them in
+    # the OpenAPI schema as an enum.
+    Alternative = Literal[ALTERNATIVES]
+    Include = Literal[INCLUDE]
+    MarginMethod = Literal[MARGIN_METHODS]
+    OnMissing = Literal[ON_MISSING]
+    Reduce = Literal[REDUCE]
+    ClusterMethod = Literal[CLUSTER_METHODS]
 
 
 def _echo(value: Any) -> str:
@@ -171,7 +201,6 @@ def _prior(value: Any) -> Any:
 
 
 Margin = Annotated[float | None, BeforeValidator(_margin)]
-MarginMethod = Literal["score", "unconditional"]
 
 
 class BayesOptions(BaseModel):
@@ -459,9 +488,12 @@ class CompareOptions(BaseModel):
     alpha: FormAlpha = 0.05
     format_a: Annotated[str, StringConstraints(max_length=40)] = "auto"
     format_b: Annotated[str, StringConstraints(max_length=40)] = "auto"
-    on_missing: Literal["error", "intersect"] = "error"
+    on_missing: OnMissing = "error"
     threshold: FormNumber | None = None
-    reduce: Literal["mean", "majority", "first"] | None = None
+    reduce: Reduce | None = None
+    # Items that share this field form a cluster (clustered analysis, as reduce 'cluster').
+    cluster: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
+    cluster_method: ClusterMethod = "obuchowski"
     # Pair runs of different tasks / scored differently (refused by default; the report warns).
     allow_different_tasks: bool = False
     allow_different_scorers: bool = False
@@ -472,7 +504,7 @@ class CompareOptions(BaseModel):
     # The form's flat fields bayes, rope and prior arrive here as one object (_parse_options).
     bayes: Annotated[BayesOptions | None, BeforeValidator(_form_bayes)] = None
 
-    @field_validator("threshold", "reduce", "margin", mode="before")
+    @field_validator("threshold", "reduce", "margin", "cluster", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         # An empty form field means "not given".

@@ -24,6 +24,7 @@ from mcnemar.errors import InputFileError
 
 __all__ = [
     "MalformedUpload",
+    "OverBudget",
     "ParsedUpload",
     "UploadTooLarge",
     "check_archive_directory",
@@ -57,6 +58,10 @@ class UploadTooLarge(Exception):
             f"{what} the limit of {_megabytes(limit)} per file; "
             "upload smaller files or start the server with a larger --max-upload-mb"
         )
+
+
+class OverBudget(InputFileError):
+    """An uploaded file refused for the server's read budget before it is read (413)."""
 
 
 class MalformedUpload(Exception):
@@ -311,7 +316,7 @@ def check_archive_directory(path: Path, max_members: int) -> None:
     >>> check_archive_directory(p, 2)
     Traceback (most recent call last):
     ...
-    mcnemar.errors.InputFileError: ...: the archive lists 3 entries, more than the 2 allowed...
+    mcnemar.web.upload.OverBudget: ...: the archive lists 3 entries, more than the 2 allowed...
     """
     with path.open("rb") as f:
         f.seek(0, 2)
@@ -368,7 +373,7 @@ def check_archive_directory(path: Path, max_members: int) -> None:
 
 
 def _refuse(path: Path, count: str, limit: int) -> None:
-    raise InputFileError(
+    raise OverBudget(
         f"the archive lists {count} entries, more than the {limit} allowed (a damaged file "
         "or a zip bomb?); if the log is genuine, raise the limit with mcnemar serve "
         "--max-archive-members N",
@@ -390,7 +395,7 @@ def check_parquet_rows(path: Path, max_inflated_bytes: int) -> None:
 
     Raises
     ------
-    mcnemar.errors.InputFileError
+    OverBudget
         Too many rows (naming the file, the count and the budget).
     """
     try:
@@ -402,7 +407,7 @@ def check_parquet_rows(path: Path, max_inflated_bytes: int) -> None:
     except Exception:  # not readable as Parquet: the reader reports it in its own words
         return
     if rows * PARQUET_ROW_BYTES > max_inflated_bytes:
-        raise InputFileError(
+        raise OverBudget(
             f"the Parquet file declares {rows} rows, more than the read budget of "
             f"{max_inflated_bytes / 1024**2:g} MB allows ({max_inflated_bytes // PARQUET_ROW_BYTES}"
             " rows); if the file is genuine, raise the budget with mcnemar serve "

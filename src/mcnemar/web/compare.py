@@ -1,0 +1,488 @@
+"""``POST /api/v1/compare``: two uploaded result files in, the paired report out.
+
+The upload streams to a temporary directory (:func:`mcnemar.web.upload.read_multipart`, with
+the per-file limit), each file is read with :func:`mcnemar.io.read_run` under the server's
+read budget (archive entries counted and Parquet row groups checked before reading), and the
+two runs go through the library's pipeline: :func:`mcnemar.pipeline.pair_runs` and
+:func:`mcnemar.pipeline.analyze_alignment`, the two steps of
+:func:`mcnemar.pipeline.compare_runs`, so that the clustered analysis is the recommended one
+when the files carry clusters, as on the command line.
+
+What the upload adds to the pipeline is only what a server needs: a 413 for a file over the
+limit or an archive over the read budget, a 422 naming the file or field at fault, at most
+:data:`COMPARE_CONCURRENCY` uploads worked on at once and a time limit (503), and the
+temporary paths replaced by the names the user uploaded in every message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shutil
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from pydantic import ValidationError
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
+
+from mcnemar.errors import McNemarError
+from mcnemar.web.errors import ERROR_RESPONSES, ApiError, describe, field_for_error
+from mcnemar.web.models import (
+    CLUSTER_METHODS,
+    INCLUDE,
+    ON_MISSING,
+    REDUCE,
+    BayesOptions,
+    CompareOptions,
+    ErrorResponse,
+    ReportResponse,
+)
+from mcnemar.web.respond import render
+from mcnemar.web.upload import (
+    MalformedUpload,
+    OverBudget,
+    UploadTooLarge,
+    check_archive_directory,
+    check_parquet_rows,
+    read_multipart,
+)
+
+__all__ = [
+    "COMPARE_CONCURRENCY",
+    "DEFAULT_COMPARE_TIMEOUT",
+    "DEFAULT_MAX_ARCHIVE_MEMBERS",
+    "DEFAULT_MAX_UPLOAD_MB",
+    "add_compare_route",
+    "compare_body_schema",
+    "default_inflated_mb",
+]
+
+log = logging.getLogger("mcnemar.web")
+
+#: Default per-file upload limit, in megabytes (10**6 bytes).
+DEFAULT_MAX_UPLOAD_MB = 50.0
+#: Default archive budget: this many times the upload limit, but never more than
+#: :data:`MAX_DEFAULT_INFLATED_MB` (real ``.eval`` logs compress about 5-15 times).
+INFLATE_RATIO = 20
+MAX_DEFAULT_INFLATED_MB = 256.0
+#: Entries an uploaded archive may list (a 100,000-sample ``.eval`` log has about as many).
+DEFAULT_MAX_ARCHIVE_MEMBERS = 100_000
+#: Seconds the reading, alignment and analysis of one upload may take (then 503), and how
+#: many uploads are worked on at once in one server process.
+DEFAULT_COMPARE_TIMEOUT = 120.0
+COMPARE_CONCURRENCY = 2
+
+FILE_FIELDS = frozenset({"file_a", "file_b"})
+
+
+def default_inflated_mb(max_upload_mb: float) -> float:
+    """The default archive budget for an upload limit: 20 times it, at most 256 MB.
+
+    Examples
+    --------
+    >>> default_inflated_mb(50), default_inflated_mb(5)
+    (256.0, 100.0)
+    """
+    return float(min(INFLATE_RATIO * max_upload_mb, MAX_DEFAULT_INFLATED_MB))
+
+
+def compare_body_schema() -> dict[str, Any]:
+    """The OpenAPI request body of the upload (multipart form data); every list of choices
+    is the one the request model validates against."""
+    from mcnemar.web.models import ALTERNATIVES, MARGIN_METHODS
+
+    def choice(values: tuple[str, ...], **extra: Any) -> dict[str, Any]:
+        return {"type": "string", "enum": list(values), **extra}
+
+    properties: dict[str, Any] = {
+        "file_a": {
+            "type": "string",
+            "format": "binary",
+            "description": "Per-item results of system A (the candidate).",
+        },
+        "file_b": {
+            "type": "string",
+            "format": "binary",
+            "description": "Per-item results of system B (the baseline).",
+        },
+        "name_a": {"type": "string", "default": "candidate", "maxLength": 80},
+        "name_b": {"type": "string", "default": "baseline", "maxLength": 80},
+        "alternative": choice(ALTERNATIVES, default="two-sided"),
+        "confidence_level": {"type": "number", "default": 0.95},
+        "alpha": {"type": "number", "default": 0.05},
+        "format_a": {"type": "string", "default": "auto"},
+        "format_b": {"type": "string", "default": "auto"},
+        "on_missing": choice(
+            ON_MISSING,
+            default="error",
+            description="Items in one file only: refuse, or drop and report.",
+        ),
+        "threshold": {
+            "type": "number",
+            "description": "Scores >= threshold pass (for scores other than 0/1).",
+        },
+        "reduce": choice(
+            REDUCE,
+            description="How to combine several samples (epochs) of an item; 'cluster' keeps "
+            "every sample and analyses the samples of an item as a cluster.",
+        ),
+        "cluster": {
+            "type": "string",
+            "maxLength": 200,
+            "description": "Cluster field (a column, or an Inspect metadata key): items that "
+            "share it are analysed as a cluster, and the clustered test is the recommended one.",
+        },
+        "cluster_method": choice(
+            CLUSTER_METHODS,
+            default="obuchowski",
+            description="The clustered test used with cluster (or reduce 'cluster').",
+        ),
+        "allow_different_tasks": {
+            "type": "boolean",
+            "default": False,
+            "description": "Pair runs of different tasks (or whose items "
+            "differ in content); refused by default, warned when allowed.",
+        },
+        "allow_different_scorers": {
+            "type": "boolean",
+            "default": False,
+            "description": "Pair runs scored by different scorers, metrics or "
+            "filters; refused by default, warned when allowed.",
+        },
+        "include": {"type": "array", "items": choice(INCLUDE)},
+        "margin": {
+            "type": "number",
+            "description": "Non-inferiority margin, a proportion (0.01 = 1 "
+            "accuracy point); as in /api/v1/analyze.",
+        },
+        "equivalence": {"type": "boolean", "default": False},
+        "margin_method": choice(MARGIN_METHODS, default="score"),
+        "bayes": {
+            "type": "boolean",
+            "default": False,
+            "description": "Add the Bayesian summary (with rope and prior).",
+        },
+        "rope": {
+            "type": "number",
+            "default": 0.005,
+            "description": "With bayes: half-width of the region of "
+            "practical equivalence, a proportion.",
+        },
+        "prior": {
+            "type": "string",
+            "default": "1",
+            "description": "With bayes: Dirichlet pseudo-count k, or four "
+            "numbers a,b,c,d separated by commas.",
+        },
+    }
+    return {
+        "required": True,
+        "content": {
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "required": ["file_a", "file_b"],
+                    "properties": properties,
+                }
+            }
+        },
+    }
+
+
+#: The form's name of a library argument, where it differs (the rest are spelled alike).
+_FORM_FIELDS = {"credible_level": "confidence_level", "names": "name_b", "format": "format_a"}
+#: Fields of the form an error may name.
+_FORM_NAMES = frozenset(
+    {"name_a", "name_b", "alternative", "confidence_level", "alpha", "format_a", "format_b",
+     "on_missing", "threshold", "reduce", "cluster", "cluster_method",
+     "allow_different_tasks", "allow_different_scorers", "margin", "equivalence",
+     "margin_method", "bayes", "rope", "prior", "file_a", "file_b"}
+)
+
+
+def add_compare_route(
+    app: FastAPI,
+    *,
+    max_file_bytes: int,
+    read_limits: Any,
+    compare_timeout: float,
+) -> None:
+    """Add ``POST /api/v1/compare`` to ``app`` (see the module's description)."""
+    jobs = _Jobs(COMPARE_CONCURRENCY)
+
+    @app.post(
+        "/api/v1/compare",
+        tags=["analysis"],
+        summary="Align two per-item result files and return the report",
+        response_model=None,
+        openapi_extra={"requestBody": compare_body_schema()},
+        responses={
+            200: {"model": ReportResponse, "description": "The report, with its alignment."},
+            501: {"model": ErrorResponse, "description": "File readers not installed."},
+            503: {"model": ErrorResponse, "description": "Busy, or the files took too long."},
+            **ERROR_RESPONSES,
+        },
+    )
+    async def compare_files(request: Request) -> Response:
+        """Upload two per-item result files (``file_a``, ``file_b``) as multipart form data.
+
+        The files are read with :func:`mcnemar.io.read_run` (any format it knows; ``format_a``
+        and ``format_b`` override the detection), paired item by item and analysed by
+        :func:`mcnemar.pipeline.compare_runs`'s steps (clustered when ``cluster`` names a
+        cluster field or ``reduce`` is ``cluster``). The report's ``alignment`` says how many
+        items were paired. Each file may be at most the server's ``--max-upload-mb``.
+        """
+        # The body's size (as declared and as it streams) and pace are checked by the guard.
+        workdir = Path(tempfile.mkdtemp(prefix="mcnemar-upload-"))
+        handed_over = False
+        try:
+            try:
+                upload = await read_multipart(
+                    request.headers.get("content-type", ""),
+                    request.stream(),
+                    workdir,
+                    file_fields=FILE_FIELDS,
+                    max_file_bytes=max_file_bytes,
+                )
+            except UploadTooLarge as exc:
+                raise ApiError(413, str(exc), field=exc.field, type="too_large") from exc
+            except MalformedUpload as exc:
+                raise ApiError(422, str(exc), field=exc.field, type="malformed_upload") from exc
+            except ClientDisconnect:
+                # Nobody is left to answer: one line in the log, no traceback.
+                log.warning("POST %s: the client closed the connection during the upload; "
+                            "nothing was read", request.url.path)
+                return Response(status_code=400)
+            for name in sorted(FILE_FIELDS):
+                if name not in upload.files:
+                    raise ApiError(
+                        422,
+                        f"{name} is required: upload the per-item results of both systems "
+                        "as file_a (candidate) and file_b (baseline)",
+                        field=name,
+                        type="missing",
+                    )
+            options = parse_options(upload.fields)
+            if not jobs.claim():
+                raise ApiError(
+                    503,
+                    f"the server is already reading {COMPARE_CONCURRENCY} uploads; "
+                    "try again in a moment",
+                    type="busy",
+                )
+            handed_over = True
+
+            def job() -> Response:
+                try:
+                    return _compare(upload, options, workdir, read_limits)
+                finally:
+                    shutil.rmtree(workdir, ignore_errors=True)
+                    jobs.release()
+
+            task = asyncio.ensure_future(run_in_threadpool(job))
+            task.add_done_callback(_consume)
+            try:
+                return await asyncio.wait_for(asyncio.shield(task), compare_timeout)
+            except TimeoutError:
+                log.warning("POST %s: reading the upload took longer than %g s; answered 503",
+                            request.url.path, compare_timeout)
+                raise ApiError(
+                    503,
+                    f"reading, aligning and analysing these files took longer than the "
+                    f"server's limit of {compare_timeout:g} s; compare them with "
+                    "`mcnemar compare` on the command line instead",
+                    type="timeout",
+                ) from None
+        finally:
+            if not handed_over:
+                shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _read(path: Path, fmt: str, options: CompareOptions, read_limits: Any) -> Any:
+    """One uploaded file as a run, within the server's read budget."""
+    from mcnemar.io import read_run
+    from mcnemar.io.detect import detect_format
+
+    resolved = detect_format(path) if fmt == "auto" else fmt
+    # The upload's own bounds, checked before a reader opens the file.
+    if resolved == "inspect":
+        check_archive_directory(path, read_limits.max_members)
+    elif resolved == "parquet":
+        check_parquet_rows(path, read_limits.max_inflated_bytes)
+    return read_run(path, format=resolved, limits=read_limits, cluster=options.cluster)
+
+
+def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: Any) -> Response:
+    try:
+        from mcnemar.pipeline import analyze_alignment, pair_runs
+    except ImportError as exc:  # the file readers are an optional part of the package
+        raise ApiError(
+            501, "this installation of mcnemar cannot read result files", type="unavailable"
+        ) from exc
+
+    def public(text: str) -> str:
+        return _public_message(text, upload, workdir)
+
+    runs = []
+    for field, fmt in (("file_a", options.format_a), ("file_b", options.format_b)):
+        path = upload.files[field]
+        try:
+            runs.append(_read(path, fmt, options, read_limits))
+        except McNemarError as exc:
+            if _over_budget(exc):
+                message = public(exc.spelled(_server_spelling))
+                raise ApiError(413, message, field=field, type="too_large") from exc
+            # An option of the form (a cluster field the file lacks, a format) is named as
+            # such; anything else is the file's fault.
+            named = field_for_error(exc, _FORM_NAMES, _FORM_FIELDS)
+            if named in ("format_a", "format_b"):
+                named = "format_a" if field == "file_a" else "format_b"
+            raise ApiError(422, public(str(exc)), field=named or field,
+                           type="malformed_file") from exc
+        except (UnicodeDecodeError, ValueError, OSError) as exc:
+            # A reader that let a low-level error escape: still the file's fault.
+            message = public(f"{upload.filenames[field]}: cannot be read ({exc})")
+            raise ApiError(422, message, field=field, type="malformed_file") from exc
+    try:
+        alignment = pair_runs(
+            runs[0],
+            runs[1],
+            on_missing=options.on_missing,
+            threshold=options.threshold,
+            reduce=options.reduce,
+            allow_different_tasks=options.allow_different_tasks,
+            allow_different_scorers=options.allow_different_scorers,
+        )
+    except McNemarError as exc:
+        raise ApiError(422, public(str(exc)), field=field_for_error(exc, _FORM_NAMES, _FORM_FIELDS),
+                       type="alignment") from exc
+    kwargs = analysis_options(options, alignment.table)
+    try:
+        report = analyze_alignment(
+            alignment,
+            names=(options.name_a, options.name_b),
+            cluster_method=options.cluster_method,
+            **kwargs,
+        )
+    except McNemarError as exc:
+        raise ApiError(422, public(str(exc)), field=field_for_error(exc, _FORM_NAMES, _FORM_FIELDS),
+                       type="mcnemar") from exc
+    table = alignment.table
+    return render(report, options.include, int(table.b), int(table.c), scrub=public)
+
+
+def analysis_options(options: Any, table: Any) -> dict[str, Any]:
+    """The keywords of :func:`mcnemar.report.analyze` that a request's options ask for."""
+    kwargs: dict[str, Any] = {
+        "alternative": options.alternative,
+        "confidence_level": options.confidence_level,
+        "alpha": options.alpha,
+    }
+    if options.margin is not None:
+        kwargs["margin"] = options.margin
+        kwargs["equivalence"] = options.equivalence
+        kwargs["margin_method"] = options.margin_method
+    if isinstance(options.bayes, BayesOptions):
+        from mcnemar.bayes import bayes
+
+        # The credible interval at the report's confidence level, as analyze(bayes=True) does.
+        kwargs["bayes"] = bayes(
+            table,
+            rope=options.bayes.rope,
+            prior=options.bayes.prior,
+            credible_level=options.confidence_level,
+        )
+    return kwargs
+
+
+class _Jobs:
+    """A count of uploads being worked on, with a ceiling (thread-safe)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.running = 0
+        self._lock = threading.Lock()
+
+    def claim(self) -> bool:
+        with self._lock:
+            if self.running >= self.limit:
+                return False
+            self.running += 1
+            return True
+
+    def release(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+
+def _consume(task: asyncio.Future[Any]) -> None:
+    """Retrieve the outcome of a job whose request gave up waiting (no "never retrieved")."""
+    if not task.cancelled():
+        task.exception()
+
+
+def _server_spelling(key: str, value: str) -> str:
+    """Spell the read budget as the server's own option in an error message."""
+    if key == "limits":
+        return "mcnemar serve --max-inflated-mb MB"
+    return f"{key}={value}"
+
+
+def _over_budget(exc: McNemarError) -> bool:
+    """Whether a file was refused for the read budget (not for being malformed): by the
+    upload's own checks, or by a reader whose inflated bytes passed its ``limits``."""
+    return isinstance(exc, OverBudget) or "limits" in exc.arguments
+
+
+def parse_options(fields: dict[str, list[str]]) -> CompareOptions:
+    """The form's text fields as validated options (or a 422 naming the field)."""
+    data: dict[str, Any] = {}
+    bayes: dict[str, Any] = {}
+    for name, values in fields.items():
+        if name in ("rope", "prior"):
+            # The form's flat fields of the Bayesian summary (JSON: "bayes": {"rope", "prior"}).
+            value: Any = values[-1].strip()
+            if name == "rope":
+                try:
+                    value = float(value)  # a numeral; anything else is refused by the check
+                except ValueError:
+                    pass
+            if value != "":
+                bayes[name] = value
+        elif name == "include":
+            items: list[str] = []
+            for v in values:
+                items.extend(s.strip() for s in v.split(",") if s.strip())
+            data[name] = items
+        else:
+            data[name] = values[-1]
+    if bayes:
+        if data.get("bayes", "true").strip().lower() not in ("true", "1", "on", "yes"):
+            raise ApiError(
+                422,
+                f"{' and '.join(sorted(bayes))} belong to the Bayesian summary: add bayes=true",
+                field=sorted(bayes)[0],
+            )
+        data["bayes"] = bayes
+    try:
+        return CompareOptions.model_validate(data)
+    except ValidationError as exc:
+        details = [describe(dict(e)) for e in exc.errors()]
+        first = details[0]
+        field = first["field"]
+        if field and field.startswith("bayes."):
+            field = field[len("bayes."):]  # the form's own field name: rope, prior
+        raise ApiError(422, first["message"], field=field, type=first["type"]) from exc
+
+
+def _public_message(message: str, upload: Any, workdir: Path) -> str:
+    """Replace our temporary paths with the names the user uploaded."""
+    for field, path in upload.files.items():
+        message = message.replace(str(path), upload.filenames[field])
+    return message.replace(str(workdir) + "/", "")
+
