@@ -60,7 +60,8 @@ from mcnemar.margin import _check_margin, _thresholds, describe_margin
 
 # From the submodules, not the package: mcnemar.planning.power and sample_size call this module.
 from mcnemar.planning._kernel import _binom_sf, _flat_weights
-from mcnemar.planning._validation import _check_n, _check_open_unit, _resolve_probabilities
+from mcnemar.planning._settings import one_setting, power_settings
+from mcnemar.planning._validation import _check_open_unit
 
 __all__ = ["MarginPowerResult", "MarginSampleSizeResult", "power", "sample_size"]
 
@@ -326,26 +327,19 @@ def power(
     """
     method, alpha = _check(method, alternative, alpha)
     margin = _check_margin(margin)
-    n_arr = _check_n(n)
-    q10, q01 = _resolve_probabilities(p10, p01, difference, discordance, table)
-    n_b, a_b, b_b = np.broadcast_arrays(n_arr, q10, q01)
-    shape = n_b.shape
-    nf, af, bf = (np.ascontiguousarray(x, dtype=np.float64).ravel() for x in (n_b, a_b, b_b))
-    approx = _approx_power(nf, af, bf, margin, alpha)
+    s = power_settings(n, p10, p01, difference, discordance, table)
+    approx = _approx_power(s.n, s.p10, s.p01, margin, alpha)
     if method == "connor":
         exact = approx
     else:
         exact = np.array([
             _exact_power_one(int(k), float(x), float(y), margin, alpha)
-            for k, x, y in zip(nf, af, bf, strict=True)
+            for k, x, y in zip(s.n, s.p10, s.p01, strict=True)
         ])
-    scalar = shape == ()
     return MarginPowerResult(
-        power=float(exact[0]) if scalar else exact.reshape(shape),
-        power_approx=float(approx[0]) if scalar else approx.reshape(shape),
-        n=int(nf[0]) if scalar else n_b.astype(np.int64),
-        p10=float(af[0]) if scalar else a_b.copy(),
-        p01=float(bf[0]) if scalar else b_b.copy(),
+        power=s.out(exact),
+        power_approx=s.out(approx),
+        **s.fields(),
         margin=margin,
         alpha=alpha,
         method=method,
@@ -385,13 +379,7 @@ def sample_size(
     method, alpha = _check(method, alternative, alpha)
     margin = _check_margin(margin)
     target = _check_open_unit(power, "power")
-    q10, q01 = _resolve_probabilities(p10, p01, difference, discordance, table)
-    if q10.ndim != 0:
-        raise McNemarError(
-            f"sample_size takes one setting (scalar probabilities); got arrays of shape "
-            f"{q10.shape}. Call it once per setting"
-        )
-    a, b = float(q10), float(q01)
+    a, b = one_setting(p10, p01, difference, discordance, table)
     if a - b + margin <= 0.0:
         raise McNemarError(
             f"no sample size reaches power {target:g}: the difference {_points(a - b)} is at "

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from mcnemar.planning._kernel import _connor_power, _exact_power
 from mcnemar.planning._results import PowerResult
+from mcnemar.planning._settings import power_settings
 from mcnemar.planning._validation import (
     _ALTERNATIVES,
     _METHODS,
     _check_choice,
-    _check_n,
     _check_open_unit,
-    _resolve_probabilities,
 )
 
 if TYPE_CHECKING:
@@ -128,24 +125,17 @@ def power(
     method = _check_choice(method, "method", _METHODS)
     alternative = _check_choice(alternative, "alternative", _ALTERNATIVES)
     alpha = _check_open_unit(alpha, "alpha")
-    n_arr = _check_n(n)
-    q10, q01 = _resolve_probabilities(p10, p01, difference, discordance, table)
-    n_b, a_b, b_b = np.broadcast_arrays(n_arr, q10, q01)
-    shape = n_b.shape
-    n_f, a_f, b_f = (np.ascontiguousarray(x, dtype=np.float64).ravel() for x in (n_b, a_b, b_b))
-    connor = _connor_power(n_f, a_f, b_f, alpha, alternative)
+    s = power_settings(n, p10, p01, difference, discordance, table)
+    connor = _connor_power(s.n, s.p10, s.p01, alpha, alternative)
     if method == "connor":
         exact = directional = connor
     else:
-        exact, directional = _exact_power(n_f, a_f, b_f, alpha, alternative, method)
-    scalar = len(shape) == 0
+        exact, directional = _exact_power(s.n, s.p10, s.p01, alpha, alternative, method)
     return PowerResult(
-        power=float(exact[0]) if scalar else exact.reshape(shape),
-        power_directional=float(directional[0]) if scalar else directional.reshape(shape),
-        power_connor=float(connor[0]) if scalar else connor.reshape(shape),
-        n=int(n_f[0]) if scalar else n_b.astype(np.int64),
-        p10=float(a_f[0]) if scalar else a_b.copy(),
-        p01=float(b_f[0]) if scalar else b_b.copy(),
+        power=s.out(exact),
+        power_directional=s.out(directional),
+        power_connor=s.out(connor),
+        **s.fields(),
         alpha=alpha,
         alternative=alternative,
         method=method,

@@ -23,12 +23,12 @@ from mcnemar.planning._kernel import (
     _windows,
 )
 from mcnemar.planning._results import SampleSizeResult
+from mcnemar.planning._settings import one_setting
 from mcnemar.planning._validation import (
     _ALTERNATIVES,
     _METHODS,
     _check_choice,
     _check_open_unit,
-    _resolve_probabilities,
 )
 
 if TYPE_CHECKING:
@@ -253,13 +253,7 @@ def sample_size(
     alternative = _check_choice(alternative, "alternative", _ALTERNATIVES)
     alpha = _check_open_unit(alpha, "alpha")
     target = _check_open_unit(power, "power")
-    q10, q01 = _resolve_probabilities(p10, p01, difference, discordance, table)
-    if q10.ndim != 0:
-        raise McNemarError(
-            f"sample_size takes one setting (scalar probabilities); got arrays of shape "
-            f"{q10.shape}. Call it once per setting"
-        )
-    a, b = float(q10), float(q01)
+    a, b = one_setting(p10, p01, difference, discordance, table)
     psi = a + b
     delta = {"two-sided": abs(a - b), "greater": a - b, "less": b - a}[alternative]
     if psi <= 0.0 or delta <= 0.0:
