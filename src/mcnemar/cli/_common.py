@@ -23,6 +23,7 @@ __all__ = [
     "INPUT_FORMATS",
     "MARGIN_OPTIONS",
     "ExitCode",
+    "InputFormatChoice",
     "alpha_option",
     "alternative_option",
     "confidence_level_option",
@@ -189,10 +190,38 @@ def emit(
     click.echo(out.rstrip("\n") + "\n", nl=False)
 
 
-#: ``--input-format`` choices of the commands that read runs: ``auto`` and every format of
-#: :data:`mcnemar.io.detect.FORMATS` (kept equal by a test; spelled out here so that starting
-#: the command line does not import the readers).
-INPUT_FORMATS = ("auto", "csv", "jsonl", "parquet", "lm-eval", "inspect", "openai-evals", "helm")
+class InputFormatChoice(click.Choice[str]):
+    """``--input-format``: ``auto`` or a format of the reader registry.
+
+    The choices (``auto`` and :func:`mcnemar.io._registry.formats`) are read when the option
+    is parsed or its help shown, so a format registered after start-up is accepted, and a
+    command that reads no runs never imports the registry.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from mcnemar.io._registry import formats
+
+        return ("auto", *formats())
+
+    @choices.setter
+    def choices(self, value: Any) -> None:
+        pass  # click.Choice sets it when built; the registry is the one source
+
+
+#: ``auto`` and every registered input format (see :class:`InputFormatChoice`).
+INPUT_FORMATS: tuple[str, ...]
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    # INPUT_FORMATS, the --input-format choices of the commands that read runs, computed when
+    # asked (see InputFormatChoice).
+    if name == "INPUT_FORMATS":
+        return InputFormatChoice().choices
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def split_pair(text: str | None, option: str) -> tuple[str, str] | None:

@@ -17,9 +17,9 @@ import click
 
 from mcnemar.cli._common import (
     FORMAT_OPTION,
-    INPUT_FORMATS,
     MARGIN_OPTIONS,
     ExitCode,
+    InputFormatChoice,
     alpha_option,
     alternative_option,
     confidence_level_option,
@@ -115,7 +115,7 @@ internal error.""",
 @click.option("--truth", type=click.Path(dir_okay=False),
               help="File of true labels (id, label); RUN_A RUN_B are then prediction files "
                    "(id, prediction), scored against it.")
-@click.option("--input-format", "input_format", type=click.Choice(INPUT_FORMATS), default="auto",
+@click.option("--input-format", "input_format", type=InputFormatChoice(), default="auto",
               show_default=True, help="Format of the run files (detected from content).")
 @click.option("--id", "id_columns", multiple=True,
               help="Item id column of CSV/JSONL/Parquet files (repeat for a composite id).")

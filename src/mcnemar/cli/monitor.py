@@ -16,7 +16,7 @@ import numpy as np
 
 from mcnemar.cli._common import (
     FORMAT_OPTION,
-    INPUT_FORMATS,
+    InputFormatChoice,
     alpha_option,
     alternative_option,
     emit,
@@ -128,7 +128,7 @@ Exit codes: 0 done; 2 bad input or runs that cannot be paired (one line on
 stderr); 1 internal error.""",
 )
 @click.argument("runs", nargs=-1, metavar="RUN_A RUN_B")
-@click.option("--input-format", "input_format", type=click.Choice(INPUT_FORMATS), default="auto",
+@click.option("--input-format", "input_format", type=InputFormatChoice(), default="auto",
               show_default=True, help="Format of the run files (detected from content).")
 @click.option("--id", "id_columns", multiple=True,
               help="Item id column of CSV/JSONL/Parquet files (repeat for a composite id).")

@@ -4,6 +4,7 @@
 module                     holds
 =========================  ===========================================================
 :mod:`~mcnemar.io._run`     :class:`RunResults`, the neutral per-record data of one run
+:mod:`._registry`          the reader registry: every format, its reader, sniffer and options
 :mod:`.detect`             :func:`detect_format` (from content) and :data:`FORMATS`
 :mod:`.generic`            CSV / TSV, JSON Lines and Parquet, one file per run or long
 :mod:`.lmeval`             lm-evaluation-harness ``samples_<task>_<date>.jsonl``
@@ -13,6 +14,7 @@ module                     holds
 :mod:`.identity`           :class:`RunIdentity` (task, scorer, status) and the checks before pairing
 :mod:`.align`              :func:`align`, :func:`align_many`, :class:`Alignment`
 :mod:`.frames`             :func:`table_from_frames`, :func:`table_from_long_frame`
+:mod:`.matrix`             :func:`read_matrix`: a wide 0/1 table, one column per model
 =========================  ===========================================================
 
 Readers never compute statistics: they return keys and scores per record. Alignment turns
@@ -32,11 +34,13 @@ Examples
 from __future__ import annotations
 
 from mcnemar.io._dispatch import read_pair, read_run
+from mcnemar.io._registry import formats
 from mcnemar.io._run import RunResults, score_to_float
 from mcnemar.io.align import Alignment, AlignmentSummary, RunSummary, align, align_many
-from mcnemar.io.detect import FORMATS, detect_format
+from mcnemar.io.detect import detect_format
 from mcnemar.io.generic import read_long
 from mcnemar.io.identity import RunIdentity, TaskIdentity
+from mcnemar.io.matrix import read_matrix
 
 __all__ = [
     "FORMATS",
@@ -50,7 +54,19 @@ __all__ = [
     "align_many",
     "detect_format",
     "read_long",
+    "read_matrix",
     "read_pair",
     "read_run",
     "score_to_float",
 ]
+
+#: Every format name accepted by ``read_run(format=...)`` (see :mod:`mcnemar.io._registry`).
+FORMATS: tuple[str, ...]
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    # FORMATS: every format name accepted by read_run(format=...), read from the reader
+    # registry when asked (so that it includes formats registered later).
+    if name == "FORMATS":
+        return formats()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

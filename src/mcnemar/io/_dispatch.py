@@ -2,46 +2,30 @@
 
 from __future__ import annotations
 
-import inspect as _pyinspect
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from mcnemar.errors import InputFileError, McNemarError, option
+from mcnemar.io._registry import spec
 from mcnemar.io._run import RunResults, check_path, missing_dependency
-from mcnemar.io.detect import FORMATS, detect_format
+from mcnemar.io.detect import detect_format
 
 __all__ = ["read_pair", "read_run", "reader_for"]
 
 
 def reader_for(format: str) -> Callable[..., RunResults]:
-    """The reader function of a format name (see :data:`~mcnemar.io.detect.FORMATS`)."""
-    if format in ("csv", "jsonl", "parquet"):
-        from mcnemar.io.generic import read_generic
+    """The reader function of a format name (see :mod:`mcnemar.io._registry`).
 
-        def generic(path: str | Path, **options: Any) -> RunResults:
-            return read_generic(path, format=format, **options)
+    The reader's module is imported now; the generic formats' reader comes with its
+    ``format`` bound.
 
-        generic.__signature__ = _pyinspect.signature(read_generic)  # type: ignore[attr-defined]
-        return generic
-    if format == "lm-eval":
-        from mcnemar.io.lmeval import read_lmeval
-
-        return read_lmeval
-    if format == "inspect":
-        from mcnemar.io.inspect_log import read_inspect
-
-        return read_inspect
-    if format == "openai-evals":
-        from mcnemar.io.openai_evals import read_openai_evals
-
-        return read_openai_evals
-    if format == "helm":
-        from mcnemar.io.helm import read_helm
-
-        return read_helm
-    raise McNemarError(f"{option('format', repr(format))} is not known; use 'auto' or one of "
-                       f"{', '.join(FORMATS)}")
+    Examples
+    --------
+    >>> reader_for("helm").__name__
+    'read_helm'
+    """
+    return spec(format).reader()
 
 
 def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunResults:
@@ -52,8 +36,8 @@ def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunRe
     path : str or Path
         A result file (or a directory: lm-eval output, HELM run, Parquet dataset).
     format : str, default "auto"
-        ``"auto"`` or one of ``csv``, ``jsonl``, ``parquet``, ``lm-eval``, ``inspect``,
-        ``openai-evals``, ``helm``.
+        ``"auto"`` or a registered format (:data:`~mcnemar.io.FORMATS`): ``csv``, ``jsonl``,
+        ``parquet``, ``lm-eval``, ``inspect``, ``openai-evals``, ``helm``.
     **options
         Passed to the format's reader. Every reader takes ``score`` (column, metric, scorer or
         stat), ``name`` and ``progress``. ``limits`` (a
@@ -85,24 +69,24 @@ def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunRe
     """
     p = check_path(path)
     fmt = detect_format(p) if format == "auto" else format
-    reader = reader_for(fmt)
+    reader_spec = spec(fmt)
     given = {k: v for k, v in options.items() if v is not None}
-    accepted = _pyinspect.signature(reader).parameters
     # A read budget concerns only the readers that inflate archives; other formats ignore it.
-    if "limits" in given and "limits" not in accepted:
+    if "limits" in given and not reader_spec.limits:
         del given["limits"]
     # A task choice is an option of the lm-eval reader (a directory holds several tasks);
     # for logs of one task it is checked against the task the log records.
-    wanted_task = given.pop("task") if "task" in given and "task" not in accepted else None
-    unknown = sorted(k for k in given if k not in accepted or k in ("path", "format"))
+    wanted_task = given.pop("task") if "task" in given and not reader_spec.accepts("task") \
+        else None
+    unknown = sorted(k for k in given if not reader_spec.accepts(k))
     if unknown:
-        valid = sorted(k for k in accepted if k not in ("path", "format"))
+        valid = sorted(reader_spec.options + (("limits",) if reader_spec.limits else ()))
         raise McNemarError(
             f"option(s) {', '.join(option(k) for k in unknown)} do not apply to {fmt} files "
             f"({p}); valid options: {', '.join(option(k) for k in valid)}"
         )
     try:
-        run = reader(p, **given)
+        run = reader_spec.reader()(p, **given)
     except ImportError as exc:
         raise missing_dependency(exc, what=f"reading {fmt} files") from None
     if wanted_task is not None:

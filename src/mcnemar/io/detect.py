@@ -1,5 +1,9 @@
 """Recognise a result file's format from its content (the extension is only a hint).
 
+Every format of the reader registry (:mod:`mcnemar.io._registry`) is asked how strongly it
+claims the file (:mod:`mcnemar.io._sniff`); the strongest claim wins, and equal claims go to
+the format of higher priority. The built-in formats:
+
 ==============  ==================================================================
 format          recognised by
 ==============  ==================================================================
@@ -15,15 +19,24 @@ csv             anything else that is text (delimiter sniffed; ``.tsv`` is tab-s
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from mcnemar.errors import InputFileError, option
+from mcnemar.io._registry import formats, specs
+from mcnemar.io._sniff import Probe
 
 __all__ = ["FORMATS", "detect_format"]
 
-#: Every format name accepted by ``read_run(format=...)``.
-FORMATS = ("csv", "jsonl", "parquet", "lm-eval", "inspect", "openai-evals", "helm")
+#: Every format name accepted by ``read_run(format=...)``: the registry's, when asked.
+FORMATS: tuple[str, ...]
+
+
+def __getattr__(name: str) -> tuple[str, ...]:
+    # FORMATS is read from the registry when asked, so that it includes formats registered
+    # after this module was imported.
+    if name == "FORMATS":
+        return formats()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def detect_format(path: str | Path) -> str:
@@ -40,62 +53,42 @@ def detect_format(path: str | Path) -> str:
     p = Path(path)
     if not p.exists():
         raise InputFileError("no such file or directory", path=str(p))
-    if p.is_dir():
-        if (p / "per_instance_stats.json").is_file():
-            return "helm"
-        if next(p.rglob("samples_*.jsonl"), None) is not None:
-            return "lm-eval"
-        if next(p.rglob("*.parquet"), None) is not None:
-            return "parquet"
-        raise InputFileError(
+    probe = Probe(p)
+    best: tuple[int, int] | None = None
+    found = None
+    for reader in specs():
+        claim = reader.claim(probe)
+        if claim is not None and (best is None or (claim, reader.priority) > best):
+            best, found = (claim, reader.priority), reader.name
+    if found is not None:
+        return found
+    raise _unrecognised(probe)
+
+
+def _unrecognised(probe: Probe) -> InputFileError:
+    p = str(probe.path)
+    if probe.is_dir:
+        return InputFileError(
             "cannot tell the format of this directory (no per_instance_stats.json, "
             "samples_*.jsonl or *.parquet inside)",
-            path=str(p),
+            path=p,
         )
-    with p.open("rb") as handle:
-        head = handle.read(1 << 16)
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
-        return "inspect"
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    if p.name == "per_instance_stats.json":
-        return "helm"
-    if p.suffix.lower() == ".eval":
-        return "inspect"
-    if not head.strip():
-        raise InputFileError("empty file", path=str(p))
-    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
-    if text.startswith(b"["):
-        if b'"instance_id"' in head and b'"stats"' in head:
-            return "helm"
-        raise InputFileError(
+    if not probe.head.strip():
+        return InputFileError("empty file", path=p)
+    if probe.text.startswith(b"["):
+        return InputFileError(
             "a JSON list that is not HELM per_instance_stats.json; for generic results write "
             f"one JSON object per line (JSONL) or pass {option('format', 'NAME')}",
-            path=str(p),
+            path=p,
         )
-    if text.startswith(b"{"):
-        first = text.split(b"\n", 1)[0]
-        try:
-            obj = json.loads(first)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            obj = None
-        if isinstance(obj, dict):
-            if "spec" in obj or ("type" in obj and ("sample_id" in obj or "event_id" in obj)):
-                return "openai-evals"
-            if "doc_id" in obj and any(k in obj for k in ("filter", "metrics", "resps", "doc")):
-                return "lm-eval"
-            if "eval" in obj and ("samples" in obj or "status" in obj):
-                return "inspect"
-            return "jsonl"
-        if b'"eval"' in head and (b'"status"' in head or b'"samples"' in head):
-            return "inspect"
-        raise InputFileError(
+    if probe.text.startswith(b"{"):
+        return InputFileError(
             "cannot tell the format: the file starts like JSON but its first line is not a "
             f"complete object (truncated?); pass {option('format', 'NAME')} to choose one",
-            line=1, path=str(p),
+            line=1, path=p,
         )
-    if b"\x00" in head:
-        raise InputFileError(f"binary file of unknown format; pass {option('format', 'NAME')} "
-                             "to choose one",
-                             path=str(p))
-    return "csv"
+    if b"\x00" in probe.head:
+        return InputFileError(f"binary file of unknown format; pass {option('format', 'NAME')} "
+                              "to choose one", path=p)
+    return InputFileError(f"cannot tell the format; pass {option('format', 'NAME')} to choose "
+                          "one", path=p)

@@ -1,0 +1,183 @@
+"""The reader registry: every input format, registered once.
+
+A format is a :class:`ReaderSpec`: its name and label, the module and function that read it
+(imported when a file of that format is read, so that optional dependencies such as pyarrow
+stay optional), how to recognise its files (a sniffer, see :mod:`mcnemar.io._sniff`, and/or
+extensions), the options its reader accepts and whether it takes a read budget (``limits``).
+Everything else derives from here: :func:`~mcnemar.io.read_run` and
+:func:`~mcnemar.io._dispatch.reader_for`, :data:`mcnemar.io.FORMATS`,
+:func:`~mcnemar.io.detect_format`, the command line's ``--input-format`` choices and
+:func:`mcnemar.vocabulary.input_formats`.
+
+Adding a format is one module with its reader and one call::
+
+    register(ReaderSpec(
+        name="toy", label="Toy results", module="mcnemar.io.toy", function="read_toy",
+        options=("score", "name", "progress"), extensions=(".toy",),
+    ))
+
+Examples
+--------
+>>> formats()[:3]
+('csv', 'jsonl', 'parquet')
+>>> spec("inspect").limits, spec("inspect").accepts("value_key")
+(True, True)
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mcnemar.errors import McNemarError, option
+from mcnemar.io import _sniff
+from mcnemar.io._sniff import EXTENSION, Probe
+
+if TYPE_CHECKING:
+    from mcnemar.io._run import RunResults
+
+__all__ = ["ReaderSpec", "formats", "register", "spec", "specs", "unregister"]
+
+#: The options every reader takes.
+COMMON_OPTIONS = ("score", "name", "progress")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReaderSpec:
+    """One input format.
+
+    Attributes
+    ----------
+    name : str
+        The format name (``read_run(format=...)``, ``--input-format``).
+    label : str
+        What the format is, for people (``"Inspect AI log"``).
+    module, function : str
+        Where the reader is; imported on first use. The reader is called as
+        ``function(path, **fixed, **options)`` and returns a
+        :class:`~mcnemar.io._run.RunResults`.
+    options : tuple of str
+        The keyword options the reader accepts; :func:`~mcnemar.io.read_run` refuses any
+        other (except ``task``, checked against the task a log records, and ``limits``).
+    limits : bool
+        Whether the reader takes ``limits`` (a :class:`~mcnemar.io._archive.ReadLimits`, for
+        readers that inflate archives); other readers are not given it.
+    sniff : callable, optional
+        ``sniff(probe) -> claim or None`` (see :mod:`mcnemar.io._sniff`).
+    extensions : tuple of str
+        File extensions (``".toy"``) claimed at the ``EXTENSION`` level.
+    priority : int
+        Breaks ties between equal claims (higher wins).
+    fixed : tuple of (str, object)
+        Keyword arguments always passed to the reader (``format="csv"`` for the generic
+        reader shared by three formats).
+    """
+
+    name: str
+    label: str
+    module: str
+    function: str
+    options: tuple[str, ...] = COMMON_OPTIONS
+    limits: bool = False
+    sniff: Callable[[Probe], int | None] | None = None
+    extensions: tuple[str, ...] = ()
+    priority: int = 0
+    fixed: tuple[tuple[str, Any], ...] = field(default=())
+
+    def accepts(self, keyword: str) -> bool:
+        """Whether the reader takes the option ``keyword`` (``limits`` included)."""
+        return keyword in self.options or (keyword == "limits" and self.limits)
+
+    def claim(self, probe: Probe) -> int | None:
+        """How strongly this format claims the probed file (``None``: not at all)."""
+        found = self.sniff(probe) if self.sniff is not None else None
+        if self.extensions and not probe.is_dir and probe.suffix in self.extensions:
+            found = EXTENSION if found is None else max(found, EXTENSION)
+        return found
+
+    def reader(self) -> Callable[..., RunResults]:
+        """The reader function (its module imported now), with the fixed arguments bound."""
+        function: Callable[..., RunResults] = getattr(importlib.import_module(self.module),
+                                                      self.function)
+        if not self.fixed:
+            return function
+        return functools.partial(function, **dict(self.fixed))
+
+
+_SPECS: dict[str, ReaderSpec] = {}
+
+
+def register(reader: ReaderSpec, *, replace: bool = False) -> ReaderSpec:
+    """Add a format (refusing a name already taken unless ``replace``); returns it."""
+    if reader.name in ("", "auto") or reader.name != reader.name.strip():
+        raise McNemarError(f"{reader.name!r} cannot name a format")
+    if reader.name in _SPECS and not replace:
+        raise McNemarError(f"the format {reader.name!r} is already registered; pass "
+                           f"{option('replace', 'True')} to replace it")
+    bad = [e for e in reader.extensions if not e.startswith(".") or e != e.lower()]
+    if bad:
+        raise McNemarError(f"extensions are written lower case with their dot ('.toy'), "
+                           f"not {', '.join(map(repr, bad))}")
+    _SPECS[reader.name] = reader
+    return reader
+
+
+def unregister(name: str) -> ReaderSpec:
+    """Remove a format; returns its spec."""
+    return _SPECS.pop(spec(name).name)
+
+
+def formats() -> tuple[str, ...]:
+    """The registered format names, in registration order (without ``auto``)."""
+    return tuple(_SPECS)
+
+
+def specs() -> tuple[ReaderSpec, ...]:
+    """The registered formats, in registration order."""
+    return tuple(_SPECS.values())
+
+
+def spec(name: str) -> ReaderSpec:
+    """The format called ``name``; refuses an unknown name, listing the known ones."""
+    found = _SPECS.get(name)
+    if found is None:
+        raise McNemarError(f"{option('format', repr(name))} is not known; use 'auto' or one of "
+                           f"{', '.join(_SPECS)}")
+    return found
+
+
+# --- the built-in formats ----------------------------------------------------------------
+
+_GENERIC_OPTIONS = ("id", "score", "run_column", "run", "sample", "cluster", "name", "engine",
+                    "progress")
+
+register(ReaderSpec(name="csv", label="CSV / TSV per-item results",
+                    module="mcnemar.io.generic", function="read_generic",
+                    fixed=(("format", "csv"),), options=_GENERIC_OPTIONS,
+                    sniff=_sniff.sniff_csv))
+register(ReaderSpec(name="jsonl", label="JSON Lines per-item results",
+                    module="mcnemar.io.generic", function="read_generic",
+                    fixed=(("format", "jsonl"),), options=_GENERIC_OPTIONS,
+                    sniff=_sniff.sniff_jsonl))
+register(ReaderSpec(name="parquet", label="Parquet per-item results",
+                    module="mcnemar.io.generic", function="read_generic",
+                    fixed=(("format", "parquet"),), options=_GENERIC_OPTIONS,
+                    sniff=_sniff.sniff_parquet))
+register(ReaderSpec(name="lm-eval", label="lm-evaluation-harness samples",
+                    module="mcnemar.io.lmeval", function="read_lmeval",
+                    options=("score", "filter", "task", "cluster", "name", "progress"),
+                    sniff=_sniff.sniff_lmeval, priority=2))
+register(ReaderSpec(name="inspect", label="Inspect AI log",
+                    module="mcnemar.io.inspect_log", function="read_inspect",
+                    options=("score", "value_key", "cluster", "name", "progress"), limits=True,
+                    sniff=_sniff.sniff_inspect, extensions=(".eval",), priority=1))
+register(ReaderSpec(name="openai-evals", label="OpenAI evals log",
+                    module="mcnemar.io.openai_evals", function="read_openai_evals",
+                    sniff=_sniff.sniff_openai_evals, priority=3))
+register(ReaderSpec(name="helm", label="HELM per-instance statistics",
+                    module="mcnemar.io.helm", function="read_helm",
+                    options=("score", "perturbation", "split", "name", "progress"),
+                    sniff=_sniff.sniff_helm, priority=4))

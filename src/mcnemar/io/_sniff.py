@@ -1,0 +1,169 @@
+"""What a format's sniffer sees of a file, how strongly it may claim it, and the built-in sniffers.
+
+A sniffer takes a :class:`Probe` (the path, whether it is a directory, the first 64 KiB of a
+file, its first JSON line parsed once) and returns how strongly it claims the file, or
+``None``. :func:`~mcnemar.io.detect.detect_format` asks every registered format and takes the
+strongest claim; equal claims go to the format of higher ``priority`` in the registry.
+
+=============  =================================================================
+claim          meaning
+=============  =================================================================
+``MAGIC``      a binary signature at the start of the file (``PK``, ``PAR1``)
+``NAME``       a file name only this format uses (``per_instance_stats.json``)
+``EXTENSION``  the file's extension (``.eval``)
+``CONTENT``    the structure of the text (keys of the first JSON object, ...)
+``GENERIC``    any JSON Lines of objects
+``FALLBACK``   any other text (CSV)
+=============  =================================================================
+
+Nothing here imports a reader: detection stays cheap, and the readers' optional dependencies
+are imported only by the format chosen.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CONTENT", "EXTENSION", "FALLBACK", "GENERIC", "MAGIC", "NAME", "Probe"]
+
+MAGIC = 60
+NAME = 50
+EXTENSION = 40
+CONTENT = 30
+GENERIC = 20
+FALLBACK = 10
+
+#: How much of a file the sniffers see.
+HEAD_BYTES = 1 << 16
+
+
+class Probe:
+    """A file or directory as the sniffers see it; each fact is computed once, when asked.
+
+    Attributes
+    ----------
+    path : Path
+        The file or directory.
+    is_dir : bool
+        True for a directory.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.is_dir = path.is_dir()
+        self._found: dict[str, bool] = {}
+
+    @cached_property
+    def head(self) -> bytes:
+        """The first 64 KiB of the file (``b""`` for a directory)."""
+        if self.is_dir:
+            return b""
+        with self.path.open("rb") as handle:
+            return handle.read(HEAD_BYTES)
+
+    @cached_property
+    def text(self) -> bytes:
+        """The head without a byte-order mark and leading white space."""
+        return self.head.lstrip(b"\xef\xbb\xbf \t\r\n")
+
+    @cached_property
+    def first_object(self) -> dict[str, Any] | None:
+        """The first line parsed as a JSON object, or ``None`` when it is not one."""
+        if not self.text.startswith(b"{"):
+            return None
+        try:
+            obj = json.loads(self.text.split(b"\n", 1)[0])
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return None
+        return obj if isinstance(obj, dict) else None
+
+    @property
+    def suffix(self) -> str:
+        """The extension, lower case (``".eval"``)."""
+        return self.path.suffix.lower()
+
+    def holds(self, pattern: str) -> bool:
+        """For a directory: whether a file matching ``pattern`` is anywhere inside it."""
+        if not self.is_dir:
+            return False
+        if pattern not in self._found:
+            self._found[pattern] = next(self.path.rglob(pattern), None) is not None
+        return self._found[pattern]
+
+
+# --- the built-in formats' sniffers (registered in mcnemar.io._registry) -----------------
+
+
+def sniff_inspect(probe: Probe) -> int | None:
+    """Inspect AI: a ZIP archive (``.eval``), or a JSON log with ``eval`` and ``samples``."""
+    if probe.is_dir:
+        return None
+    if probe.head.startswith((b"PK\x03\x04", b"PK\x05\x06")):
+        return MAGIC
+    obj = probe.first_object
+    if obj is not None:
+        return CONTENT if "eval" in obj and ("samples" in obj or "status" in obj) else None
+    head = probe.head
+    if probe.text.startswith(b"{") and b'"eval"' in head and (b'"status"' in head
+                                                              or b'"samples"' in head):
+        return CONTENT  # pretty-printed JSON: the first line is not a whole object
+    return None
+
+
+def sniff_parquet(probe: Probe) -> int | None:
+    """Parquet: the ``PAR1`` magic bytes, or a directory of ``*.parquet`` files."""
+    if probe.is_dir:
+        return EXTENSION if probe.holds("*.parquet") else None
+    return MAGIC if probe.head.startswith(b"PAR1") else None
+
+
+def sniff_helm(probe: Probe) -> int | None:
+    """HELM: ``per_instance_stats.json`` (or a run directory holding it), or a JSON list of
+    objects with ``instance_id`` and ``stats``."""
+    if probe.is_dir:
+        return NAME if (probe.path / "per_instance_stats.json").is_file() else None
+    if probe.path.name == "per_instance_stats.json":
+        return NAME
+    if probe.text.startswith(b"[") and b'"instance_id"' in probe.head \
+            and b'"stats"' in probe.head:
+        return CONTENT
+    return None
+
+
+def sniff_openai_evals(probe: Probe) -> int | None:
+    """OpenAI evals: JSONL whose first line holds ``spec``, or events with ``type`` and an id."""
+    obj = probe.first_object
+    if obj is None:
+        return None
+    if "spec" in obj or ("type" in obj and ("sample_id" in obj or "event_id" in obj)):
+        return CONTENT
+    return None
+
+
+def sniff_lmeval(probe: Probe) -> int | None:
+    """lm-evaluation-harness: ``samples_*.jsonl`` in a directory, or records with ``doc_id``
+    and ``filter``/``metrics``/``resps``/``doc``."""
+    if probe.is_dir:
+        return NAME if probe.holds("samples_*.jsonl") else None
+    obj = probe.first_object
+    if obj is not None and "doc_id" in obj and any(
+            k in obj for k in ("filter", "metrics", "resps", "doc")):
+        return CONTENT
+    return None
+
+
+def sniff_jsonl(probe: Probe) -> int | None:
+    """Generic JSON Lines: any file whose first line is a JSON object."""
+    return GENERIC if probe.first_object is not None else None
+
+
+def sniff_csv(probe: Probe) -> int | None:
+    """Generic CSV/TSV: any other text (not JSON, no NUL byte, not empty)."""
+    if probe.is_dir or not probe.head.strip() or b"\x00" in probe.head:
+        return None
+    if probe.text.startswith((b"[", b"{")):
+        return None
+    return FALLBACK

@@ -1,0 +1,297 @@
+"""A wide 0/1 outcome table: one column per model, one row per item (CSV, JSON Lines, Parquet).
+
+The input of a many-model comparison when the outcomes are already lined up::
+
+    item,large,medium,small
+    q1,1,1,0
+    q2,true,false,false
+
+Every model cell is read by :func:`~mcnemar.io._run.score_to_float`, the same rule as the
+run readers (booleans, numbers, and ``true``/``false``/``yes``/``no`` in any case), and must
+be a pass (1) or a fail (0): a blank cell, another number or other text is refused, naming the
+line (or row) and column. An optional column of item ids (``id_column``) is kept as the items'
+keys and must not repeat an id.
+
+Readers never compute statistics: :func:`read_matrix` returns names, ids and the K x N matrix
+that :func:`mcnemar.multiple.pairwise` takes.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from mcnemar.errors import InputFileError, McNemarError, option
+from mcnemar.io._run import missing_dependency, object_array, score_to_float, short_repr
+from mcnemar.io._sniff import Probe
+
+__all__ = ["MATRIX_FORMATS", "OutcomeMatrix", "read_matrix"]
+
+#: The file formats :func:`read_matrix` reads.
+MATRIX_FORMATS = ("csv", "jsonl", "parquet")
+
+_RULE = "every model column must hold 0/1 (or true/false, yes/no) for every item"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class OutcomeMatrix:
+    """The outcomes of K models on N items, as read from a wide file.
+
+    Attributes
+    ----------
+    names : tuple of str
+        The model columns, in file order.
+    items : numpy.ndarray
+        One id per item (object array): the ``id_column`` values as text, or the item's
+        1-based position in the file when there is no id column.
+    correct : numpy.ndarray
+        K x N int8, 1 where model k passed item n.
+    path : str
+        The file read.
+    format : str
+        ``"csv"``, ``"jsonl"`` or ``"parquet"``.
+    id_column : str or None
+        The column of item ids, if one was chosen.
+    """
+
+    names: tuple[str, ...]
+    items: np.ndarray
+    correct: np.ndarray
+    path: str
+    format: str
+    id_column: str | None = None
+
+    def __str__(self) -> str:
+        k, n = self.correct.shape
+        return (f"{self.path}: {self.format} matrix of {k} models x {n} items "
+                f"({', '.join(self.names)})")
+
+
+def read_matrix(path: str | Path, *, id_column: str | None = None,
+                format: str = "auto") -> OutcomeMatrix:
+    """Read a wide 0/1 table: a column per model, a row (record) per item.
+
+    Parameters
+    ----------
+    path : str or Path
+        A CSV (``.tsv``: tab-separated), JSON Lines or Parquet file.
+    id_column : str, optional
+        A column of item ids; it is not a model. Without it every column is a model.
+    format : {"auto", "csv", "jsonl", "parquet"}
+        ``"auto"`` tells them apart by content: Parquet's magic bytes, a JSON object on the
+        first line, else CSV.
+
+    Returns
+    -------
+    OutcomeMatrix
+        ``names``, ``items`` and the K x N int8 ``correct`` matrix.
+
+    Raises
+    ------
+    InputFileError
+        The file cannot be read, has no items, a row of the wrong length, a repeated id, or a
+        cell that is not a pass or a fail (naming the line or row and the column).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "m.csv"
+    >>> _ = p.write_text("item,big,small\\nq1,1,0\\nq2,TRUE,yes\\nq3,0,false\\n")
+    >>> m = read_matrix(p, id_column="item")
+    >>> m.names, m.items.tolist(), m.correct.tolist()
+    (('big', 'small'), ['q1', 'q2', 'q3'], [[1, 1, 0], [0, 1, 0]])
+    """
+    p = Path(path)
+    if format not in ("auto", *MATRIX_FORMATS):
+        raise McNemarError(f"{option('format', repr(format))} is not a matrix format; use "
+                           f"'auto' or one of {', '.join(MATRIX_FORMATS)}")
+    try:
+        probe = Probe(p)
+        if format == "auto" and not probe.is_dir:
+            format = _detect(probe)
+    except OSError as exc:
+        raise InputFileError(f"cannot open the file: {exc.strerror or exc}", path=str(p)) \
+            from None
+    if probe.is_dir:
+        raise InputFileError("a directory; a matrix is one file", path=str(p))
+    if format == "parquet":
+        header, rows = _parquet(p)
+    elif format == "jsonl":
+        header, rows = _jsonl(p)
+    else:
+        header, rows = _csv(p)
+    return _build(p, format, header, rows, id_column)
+
+
+def _detect(probe: Probe) -> str:
+    if probe.head.startswith(b"PAR1"):
+        return "parquet"
+    if probe.text.startswith(b"{"):
+        return "jsonl"
+    return "csv"
+
+
+# A row: (where, cells) with `where` the line (CSV/JSONL) or row (Parquet) number and the
+# cells in header order.
+_Row = tuple[int, Sequence[Any]]
+
+
+def _csv(p: Path) -> tuple[list[str], Iterable[_Row]]:
+    delimiter = "\t" if p.suffix.lower() == ".tsv" else ","
+    try:
+        handle = p.open(newline="", encoding="utf-8-sig")
+    except OSError as exc:
+        raise InputFileError(f"cannot open the file: {exc.strerror or exc}", path=str(p)) \
+            from None
+    with handle:
+        reader = csv.reader(handle, delimiter=delimiter)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise InputFileError(
+                "the file is empty; expected a header of model names, then one row of 0/1 "
+                "per item",
+                path=str(p),
+            ) from None
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputFileError(f"not a readable CSV file: {exc}", path=str(p), line=1) \
+                from None
+        rows: list[_Row] = []
+        line = 1
+        try:
+            for row in reader:
+                line = reader.line_num
+                if not row or all(not cell.strip() for cell in row):
+                    continue
+                if len(row) != len(header):
+                    raise InputFileError(
+                        f"expected {len(header)} values (one per column of the header), got "
+                        f"{len(row)}",
+                        path=str(p), line=line,
+                    )
+                rows.append((line, row))
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise InputFileError(f"not a readable CSV file: {exc}", path=str(p),
+                                 line=line + 1) from None
+    return [h.strip() for h in header], rows
+
+
+def _jsonl(p: Path) -> tuple[list[str], Iterable[_Row]]:
+    from mcnemar.io._run import iter_json_lines, require_object
+
+    header: list[str] | None = None
+    rows: list[_Row] = []
+    for line, obj in iter_json_lines(p, progress=False):
+        record = require_object(obj, p, line, "one item per line, a key per model")
+        if header is None:
+            header = list(record)
+        elif len(record) != len(header) or any(k not in record for k in header):
+            extra = [k for k in record if k not in header]
+            lacking = [k for k in header if k not in record]
+            what = "; ".join(part for part in (
+                f"no {', '.join(map(repr, lacking))}" if lacking else "",
+                f"also {', '.join(map(repr, extra))}" if extra else "") if part)
+            raise InputFileError(f"record does not have the keys of the first record ({what});"
+                                 " every item needs one value per model",
+                                 path=str(p), line=line)
+        rows.append((line, [record[k] for k in header]))
+    if header is None:
+        raise InputFileError("the file is empty; expected one JSON object per item, a key "
+                             "per model", path=str(p))
+    return header, rows
+
+
+def _parquet(p: Path) -> tuple[list[str], Iterable[_Row]]:
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise missing_dependency(exc, what="reading a Parquet matrix") from None
+    try:
+        table = pq.read_table(str(p))
+    except Exception as exc:  # pyarrow.ArrowInvalid and friends
+        raise InputFileError(f"cannot read Parquet ({exc})", path=str(p)) from None
+    header = [str(c) for c in table.column_names]
+    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    return header, [(i + 1, [c[i] for c in columns]) for i in range(table.num_rows)]
+
+
+def _build(p: Path, kind: str, header: list[str], rows: Iterable[_Row],
+           id_column: str | None) -> OutcomeMatrix:
+    where = "line" if kind != "parquet" else "row"
+    repeated = sorted({h for h in header if header.count(h) > 1})
+    if repeated:
+        raise InputFileError(f"column name(s) {', '.join(map(repr, repeated))} appear more "
+                             "than once; each model needs its own column",
+                             path=str(p), line=1 if kind == "csv" else None)
+    keep = list(range(len(header)))
+    id_at = None
+    if id_column is not None:
+        if id_column not in header:
+            raise InputFileError(f"{option('id_column')} {id_column!r} is not a column; the "
+                                 f"columns are {header!r}", path=str(p),
+                                 line=1 if kind == "csv" else None)
+        id_at = header.index(id_column)
+        keep.remove(id_at)
+    names = tuple(header[i] for i in keep)
+    # Each distinct cell is converted once (a column holds few distinct spellings).
+    seen: dict[Any, float | None] = {}
+    values: list[list[int]] = []
+    items: list[Any] = []
+    first_at: dict[str, int] = {}
+    for number, cells in rows:
+        out = []
+        for i in keep:
+            cell = cells[i]
+            key = (type(cell), cell) if _hashable(cell) else None
+            if key is not None and key in seen:
+                value = seen[key]
+            else:
+                try:
+                    value = score_to_float(cell)
+                except ValueError:
+                    value = None
+                if key is not None:
+                    seen[key] = value
+            if value != 0.0 and value != 1.0:
+                shown = repr(cell) if kind == "csv" else short_repr(cell)
+                raise _located(p, where, number, f"column {header[i]!r} has {shown}; {_RULE}")
+            out.append(int(value))
+        values.append(out)
+        if id_at is not None:
+            item = cells[id_at]
+            text = item.strip() if isinstance(item, str) else (
+                "" if item is None else json.dumps(item) if isinstance(item, list | dict)
+                else str(item))
+            if text == "":
+                raise _located(p, where, number, f"column {id_column!r} has no item id")
+            if text in first_at:
+                raise _located(p, where, number,
+                               f"item id {text!r} repeats (first at {where} "
+                               f"{first_at[text]}); each item may appear once")
+            first_at[text] = number
+            items.append(text)
+        else:
+            items.append(len(values))
+    if not values:
+        raise InputFileError("the file has a header but no items" if kind == "csv"
+                             else "the file has no items", path=str(p))
+    correct = np.asarray(values, dtype=np.int8).T if names else np.zeros((0, len(values)),
+                                                                          dtype=np.int8)
+    return OutcomeMatrix(names=names, items=object_array(items), correct=correct, path=str(p),
+                         format=kind, id_column=id_column)
+
+
+def _hashable(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool) or value is None
+
+
+def _located(p: Path, where: str, number: int, message: str) -> InputFileError:
+    if where == "line":
+        return InputFileError(message, path=str(p), line=number)
+    return InputFileError(f"row {number}: {message}", path=str(p))
