@@ -214,6 +214,8 @@ def check_counts(
         if np.any(low):
             raise fail(_too_small(name, minimum, _first(flt, low)))
         fraction = flt != np.floor(flt)
+        if np.any(fraction) and minimum > 0:
+            raise fail(_too_small(name, minimum, _first(flt, fraction)))
         if np.any(fraction):
             raise fail(f"{name} must be a whole number of items, got the fraction "
                        f"{_first(flt, fraction)}; counts of items cannot be fractional")

@@ -260,7 +260,7 @@ POWER_METHODS: tuple[Term, ...] = (
     Term("exact", "exact conditional (binomial) test", "exact", _FLL2013),
     Term("midp", "mid-p test", "mid-p", _FLL2013),
     Term("asymptotic", "chi-square test", "chi-square", "McNemar (1947)"),
-    Term("connor", "Connor's normal approximation", "Connor", "Connor (1987)"),
+    Term("connor", "normal approximation of Connor (1987)", "Connor", "Connor (1987)"),
 )
 
 #: How several samples (epochs) of one item are combined (``reduce=``).

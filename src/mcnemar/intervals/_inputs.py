@@ -11,8 +11,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from mcnemar.errors import McNemarError, TableError
+from mcnemar.errors import TableError
 from mcnemar.intervals._result import ConfidenceInterval
+from mcnemar.validation import check_choice, check_counts, check_open_units
 
 FloatArray = NDArray[np.float64]
 # One count or confidence level; overloads map all-scalar calls to Python float limits.
@@ -33,51 +34,19 @@ def _echo(values: FloatArray, bad: NDArray[np.bool_]) -> str:
 
 
 def _as_counts(names: tuple[str, ...], values: tuple[ArrayLike, ...]) -> list[FloatArray]:
-    arrays = []
-    for name, value in zip(names, values, strict=True):
-        raw = np.asarray(value)
-        if raw.dtype.kind not in "iuf" and not (
-            raw.dtype.kind == "O" and all(isinstance(v, int | float) for v in raw.ravel())
-        ):
-            raise TableError(
-                f"{name} must be a non-negative whole number of items (or an array of them); "
-                f"got {value!r}"
-            )
-        array = raw.astype(np.float64)
-        # Integer input needs only the sign check; the float checks cost three more passes.
-        bad: NDArray[np.bool_] | None = None
-        if raw.dtype.kind == "i":
-            bad = array < 0
-        elif raw.dtype.kind != "u":
-            bad = ~np.isfinite(array) | (array < 0) | (array != np.floor(array))
-        if bad is not None and bad.any():
-            raise TableError(
-                f"{name} must be a non-negative whole number of items; got {_echo(array, bad)}"
-            )
-        arrays.append(array)
-    return arrays
+    """Whole numbers of items >= 0 (up to the library's one limit), as float64 arrays."""
+    return [
+        check_counts(value, name, error=TableError, dtype=np.float64)
+        for name, value in zip(names, values, strict=True)
+    ]
 
 
 def _check_confidence_level(confidence_level: ArrayLike) -> FloatArray:
-    message = "confidence_level must be a real number strictly between 0 and 1 (e.g. 0.95)"
-    raw = np.asarray(confidence_level)
-    # bool is an int subclass and complex converts with a warning: both are caller mistakes.
-    if raw.dtype.kind not in "iuf":
-        raise McNemarError(f"{message}; got {confidence_level!r}")
-    level = raw.astype(np.float64)
-    bad = ~((level > 0) & (level < 1))
-    if bad.any():
-        raise McNemarError(f"{message}, not a percentage; got {_echo(level, bad)}")
-    return level
+    return check_open_units(confidence_level, "confidence_level")
 
 
 def _check_method(method: object, valid: tuple[str, ...], what: str) -> str:
-    if not isinstance(method, str) or method not in valid:
-        listed = ", ".join(repr(m) for m in valid)
-        raise McNemarError(
-            f"method for the {what} interval must be one of {listed}; got {method!r}"
-        )
-    return method
+    return check_choice(method, "method", valid, hint=f"the methods of the {what} interval")
 
 
 def _prepare(

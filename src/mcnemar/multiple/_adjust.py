@@ -7,10 +7,11 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
-from mcnemar.errors import McNemarError
+from mcnemar import vocabulary
+from mcnemar.errors import McNemarError, option
 from mcnemar.multiple._validation import FloatArray, _check_choice
 
-_ADJUST_METHODS = ("holm", "bonferroni", "bh", "none")
+_ADJUST_METHODS = vocabulary.names(vocabulary.ADJUSTMENTS)
 _ADJUST_NAMES = {
     "holm": "Holm",
     "bonferroni": "Bonferroni",
@@ -67,14 +68,20 @@ def adjust_pvalues(pvalues: npt.ArrayLike, method: str = "holm") -> FloatArray:
     >>> adjust_pvalues([0.01, 0.04, 0.03], "bh").round(4).tolist()
     [0.03, 0.04, 0.04]
     """
-    method = _check_choice(method, "adjust", _ADJUST_METHODS)
-    p = np.asarray(pvalues, dtype=np.float64)
+    method = _check_choice(method, "method", _ADJUST_METHODS)
+    try:
+        p = np.asarray(pvalues, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise McNemarError(f"{option('pvalues')} must be numbers between 0 and 1; got "
+                           f"{pvalues!r}") from None
     flat = p.ravel()
     if np.isnan(flat).any():
-        raise McNemarError("pvalues must not contain NaN; drop the untested entries first")
+        raise McNemarError(
+            f"{option('pvalues')} must not contain NaN; drop the untested entries first"
+        )
     if ((flat < 0) | (flat > 1)).any():
         bad = flat[(flat < 0) | (flat > 1)][0]
-        raise McNemarError(f"pvalues must lie between 0 and 1; got {bad!r}")
+        raise McNemarError(f"{option('pvalues')} must lie between 0 and 1; got {float(bad)!r}")
     m = flat.size
     if m == 0 or method == "none":
         return flat.copy().reshape(p.shape)

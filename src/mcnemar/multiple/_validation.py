@@ -8,20 +8,18 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from mcnemar import vocabulary
 from mcnemar.errors import McNemarError
+from mcnemar.validation import check_choice, check_names, check_open_unit
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-_TEST_METHODS = ("exact", "midp", "asymptotic", "corrected")
-_TEST_NAMES = {
-    "exact": "exact conditional McNemar test",
-    "midp": "mid-p McNemar test",
-    "asymptotic": "asymptotic McNemar test (chi-square, no continuity correction)",
-    "corrected": "asymptotic McNemar test with Edwards' continuity correction",
-}
-_ALTERNATIVES = ("two-sided", "greater", "less")
+_TEST_METHODS = tuple(n for n in vocabulary.names(vocabulary.TESTS) if n != "unconditional")
+# How the results name the test (the vocabulary's labels).
+_TEST_NAMES = {term.name: term.label for term in vocabulary.TESTS if term.name in _TEST_METHODS}
+_ALTERNATIVES = vocabulary.names(vocabulary.ALTERNATIVES)
 
 
 # --------------------------------------------------------------------------------------------
@@ -76,45 +74,15 @@ def _as_correctness_matrix(correct: Any, argname: str = "correct") -> npt.NDArra
     return x.astype(np.int8)
 
 
-def _check_choice(value: Any, argname: str, valid: Sequence[str]) -> str:
-    if not isinstance(value, str) or value not in valid:
-        choices = ", ".join(repr(v) for v in valid)
-        raise McNemarError(f"{argname} must be one of {choices}; got {value!r}")
-    return value
-
-
-def _check_probability(value: Any, argname: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)):
-        raise McNemarError(f"{argname} must be a number strictly between 0 and 1; got {value!r}")
-    v = float(value)
-    if not 0.0 < v < 1.0:
-        raise McNemarError(f"{argname} must be strictly between 0 and 1; got {value!r}")
-    return v
+# The checks of mcnemar.validation, under the names the many-model modules use.
+_check_choice = check_choice
+_check_probability = check_open_unit
 
 
 def _check_names(names: Sequence[str] | None, k: int) -> tuple[str, ...]:
     if names is None:
         return tuple(f"model {i}" for i in range(k))
-    if isinstance(names, str):
-        raise McNemarError(
-            f"names must be a sequence of {k} strings (one per row of correct); got the single "
-            f"string {names!r}"
-        )
-    out = tuple(names)
-    if len(out) != k:
-        raise McNemarError(
-            f"names must have one entry per model (row of correct): expected {k}, got "
-            f"{len(out)}: {list(out)!r}"
-        )
-    for name in out:
-        if not isinstance(name, str) or not name:
-            raise McNemarError(f"names must be non-empty strings; got {name!r} in {list(out)!r}")
-    seen: set[str] = set()
-    for name in out:
-        if name in seen:
-            raise McNemarError(f"names must be unique; {name!r} appears more than once")
-        seen.add(name)
-    return out
+    return check_names(names, k, what="model (row of correct)")
 
 
 def _resolve_baseline(baseline: int | str | None, names: tuple[str, ...]) -> int | None:

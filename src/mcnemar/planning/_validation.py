@@ -10,58 +10,41 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from mcnemar.errors import McNemarError
+from mcnemar import vocabulary
+from mcnemar.errors import McNemarError, option
+from mcnemar.validation import check_choice, check_counts, check_open_unit, check_probabilities
 
 FloatArray = npt.NDArray[np.float64]
 
 
-_METHODS = ("exact", "midp", "asymptotic", "connor")
-_ALTERNATIVES = ("two-sided", "greater", "less")
-_METHOD_NAMES = {
-    "exact": "exact conditional McNemar test",
-    "midp": "mid-p McNemar test",
-    "asymptotic": "asymptotic McNemar test (chi-square, no continuity correction)",
-    "connor": "normal approximation of Connor (1987)",
-}
-_ALTERNATIVE_WORDS = {
-    "two-sided": "two-sided",
-    "greater": "one-sided, A better",
-    "less": "one-sided, B better",
-}
+_METHODS = vocabulary.names(vocabulary.POWER_METHODS)
+_ALTERNATIVES = vocabulary.names(vocabulary.ALTERNATIVES)
+# How the results name the test and the direction (the vocabulary's labels).
+_METHOD_NAMES = {term.name: term.label for term in vocabulary.POWER_METHODS}
+_ALTERNATIVE_WORDS = {term.name: term.label for term in vocabulary.ALTERNATIVES}
 
 # --------------------------------------------------------------------------------------------
-# validation
+# validation (the checks of mcnemar.validation, under the names the planning modules use)
 
-
-def _check_choice(value: Any, argname: str, valid: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in valid:
-        choices = ", ".join(repr(v) for v in valid)
-        raise McNemarError(f"{argname} must be one of {choices}; got {value!r}")
-    return value
-
-
-def _check_open_unit(value: Any, argname: str) -> float:
-    """A scalar strictly between 0 and 1 (alpha, target power)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise McNemarError(f"{argname} must be a number strictly between 0 and 1; got {value!r}")
-    v = float(value)
-    if not 0.0 < v < 1.0:
-        raise McNemarError(f"{argname} must be strictly between 0 and 1; got {value!r}")
-    return v
+_check_choice = check_choice
+_check_open_unit = check_open_unit
+_check_probabilities = check_probabilities
 
 
 def _as_float_array(value: Any, argname: str, valid: str) -> FloatArray:
     if isinstance(value, bool) or value is None:
-        raise McNemarError(f"{argname} must be {valid}; got {value!r}")
+        raise McNemarError(f"{option(argname)} must be {valid}; got {value!r}", argument=argname)
     try:
         arr = np.asarray(value)
     except (TypeError, ValueError):
-        raise McNemarError(f"{argname} must be {valid}; got {value!r}") from None
+        raise McNemarError(f"{option(argname)} must be {valid}; got {value!r}",
+                           argument=argname) from None
     if arr.dtype == np.bool_ or arr.dtype.kind not in "iuf":
-        raise McNemarError(f"{argname} must be {valid}; got {value!r}")
+        raise McNemarError(f"{option(argname)} must be {valid}; got {value!r}", argument=argname)
     out: FloatArray = arr.astype(np.float64)
     if out.size == 0:
-        raise McNemarError(f"{argname} must be {valid}; got an empty array")
+        raise McNemarError(f"{option(argname)} must be {valid}; got an empty array",
+                           argument=argname)
     return out
 
 
@@ -69,22 +52,10 @@ def _first_bad(arr: FloatArray, bad: npt.NDArray[np.bool_]) -> float:
     return float(arr[bad].flat[0])
 
 
-def _check_probabilities(value: Any, argname: str) -> FloatArray:
-    valid = "a probability between 0 and 1 (or an array of them)"
-    arr = _as_float_array(value, argname, valid)
-    bad = ~((arr >= 0.0) & (arr <= 1.0))
-    if bad.any():
-        raise McNemarError(f"{argname} must be {valid}; got {_first_bad(arr, bad)!r}")
-    return arr
-
-
 def _check_n(value: Any, argname: str = "n") -> FloatArray:
-    valid = "a positive whole number of items (or an array of them)"
-    arr = _as_float_array(value, argname, valid)
-    bad = ~((arr >= 1.0) & (arr == np.floor(arr)) & (arr <= 2.0**52))
-    if bad.any():
-        raise McNemarError(f"{argname} must be {valid}; got {_first_bad(arr, bad)!r}")
-    return arr
+    """Numbers of items: whole numbers from 1 to the library's limit, as float64."""
+    n: FloatArray = check_counts(value, argname, minimum=1, dtype=np.float64)
+    return n
 
 
 def _table_probabilities(table: Any) -> tuple[float, float]:
@@ -148,7 +119,9 @@ def discordant_probabilities(difference: Any, discordance: Any) -> tuple[Any, An
     psi = _check_probabilities(discordance, "discordance")
     bad = ~((delta >= -1.0) & (delta <= 1.0))
     if bad.any():
-        raise McNemarError(f"difference must be between -1 and 1; got {_first_bad(delta, bad)!r}")
+        raise McNemarError(
+            f"{option('difference')} must be between -1 and 1; got {_first_bad(delta, bad)!r}"
+        )
     delta, psi = np.broadcast_arrays(delta, psi)
     bad = np.abs(delta) > psi * (1.0 + 1e-12)
     if bad.any():
