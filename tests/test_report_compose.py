@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from mcnemar import McNemarError, PairedTable, analyze, clustered
+from mcnemar._report_render import interval_label
 
 _TEST_KEYS = ("name", "convention", "statistic", "pvalue", "log10_pvalue")
 
@@ -68,7 +69,15 @@ def test_blocks_are_the_results_own_to_dict(case: tuple[PairedTable, dict[str, A
         ("ratio", rep.ratio_intervals),
         ("odds_ratio", rep.odds_ratio_intervals),
     ):
-        assert d[block]["intervals"] == {k: v.to_dict() for k, v in parts.items()}
+        # The interval's own to_dict(), plus the method's label and short label.
+        shown = d[block]["intervals"]
+        assert {k: {"low": v["low"], "high": v["high"]} for k, v in shown.items()} == {
+            k: v.to_dict() for k, v in parts.items()
+        }
+        for key, entry in shown.items():
+            assert set(entry) == {"low", "high", "label", "short"}
+            assert entry["label"] and entry["short"] and len(entry["short"]) <= len(entry["label"])
+            assert entry["label"] == interval_label(block, key) != key or block != "difference"
     if rep.clustered is not None:
         own = rep.clustered.to_dict(rep.confidence_level)
         assert d["clustered"] == own

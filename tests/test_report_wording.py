@@ -42,6 +42,7 @@ from markdown_it import MarkdownIt
 from scipy import stats
 
 from mcnemar import PairedTable, analyze, clustered
+from mcnemar import _report_render as render
 from mcnemar.planning import minimum_detectable_effect
 from mcnemar.report import CLOSE_FACTOR, TITLE_CHARS, Report
 
@@ -256,7 +257,7 @@ def check_report(rep: Report) -> None:
 
     # -- no signed zeros in any difference ------------------------------------------------------
     doc = rep.to_dict()
-    diff_texts = [text, rep._power_text(), str(doc["difference"]["estimate_text"])]
+    diff_texts = [text, render.power_text(rep), str(doc["difference"]["estimate_text"])]
     for pair in doc["difference"]["interval_texts"].values():
         diff_texts += pair or []
     for piece in diff_texts:
@@ -282,7 +283,7 @@ def check_report(rep: Report) -> None:
         assert rep.detectable_difference == pytest.approx(abs(want.difference), rel=1e-9)
         favour = "" if side is None else f" in {name[side]}'s favour"
         assert ("power only for" in text) == (not sig)
-        for sentence in (rep._power_text(), text if not sig else None):
+        for sentence in (render.power_text(rep), text if not sig else None):
             if sentence is None:
                 continue
             m = DETECT.search(sentence)
@@ -297,7 +298,7 @@ def check_report(rep: Report) -> None:
         assert doc["unpaired"]["alternative"] == alt
         if p_ref > 1e-290:
             assert rep.unpaired_pvalue == pytest.approx(p_ref, rel=1e-7, abs=1e-300)
-        m = P_CLAUSE.search(rep._unpaired_text())
+        m = P_CLAUSE.search(render.unpaired_text(rep))
         assert m is not None
         _check_p_clause(m, rep.unpaired_pvalue, doc["unpaired"]["log10_pvalue"], alpha)
 

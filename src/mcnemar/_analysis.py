@@ -1,0 +1,372 @@
+"""Every number of a report, for an array of tables at once.
+
+:func:`compute` runs the four tests, all difference, ratio and odds-ratio intervals, the
+unpaired comparison, the detectable difference and the claims of the conclusion over arrays of
+tables, each in one vectorized call, and returns them as :class:`Columns`. Both
+:func:`mcnemar.report.analyze` (a batch of one) and :func:`mcnemar.batch.analyze_many` build
+their reports from these columns, so a table gives the same numbers alone or in a batch.
+
+Quantities that need N (difference, ratio, unpaired test, detectable difference) are computed
+for the tables that have it and are NaN elsewhere; ``Columns`` says which tables have them.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from scipy import special
+
+from mcnemar._format import clean_name
+from mcnemar._report_words import EXACT_BELOW
+from mcnemar.errors import McNemarError
+from mcnemar.inference import check_alternative, pvalues, unpaired_ztest
+from mcnemar.table import _MAX_COUNT as MAX_ITEMS
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+BoolArray = NDArray[np.bool_]
+
+#: Up to this many discordant items the detectable difference is computed with the exact
+#: test's power; beyond it with Connor's (1987) normal approximation.
+EXACT_POWER_MAX_D = 1_000_000
+TEST_ORDER = ("exact", "midp", "asymptotic", "corrected")
+#: The interval methods the report shows, per quantity.
+RATIO_SHOWN = ("tang", "bonett-price", "wald")
+ODDS_RATIO_SHOWN = ("exact", "midp", "wilson")
+
+_LEVEL_EXAMPLES = {"alpha": "0.05", "confidence_level": "0.95 for 95%", "power": "0.8 for 80%"}
+
+
+def check_level(name: str, value: Any) -> float:
+    """A number strictly between 0 and 1, with a hint when a percentage was given."""
+    example = _LEVEL_EXAMPLES.get(name, "0.5")
+    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
+        raise McNemarError(
+            f"{name} must be a number strictly between 0 and 1 (e.g. {example}), got {value!r}"
+        )
+    v = float(value)
+    if not (0.0 < v < 1.0):
+        hint = f"; for {v:g}% give {v / 100:g}" if 2.0 <= v < 100.0 else ""
+        raise McNemarError(
+            f"{name} must be strictly between 0 and 1 (e.g. {example}), got {value!r}{hint}"
+        )
+    return v
+
+
+def check_names(names: Any) -> tuple[str, str]:
+    """Two different non-empty names (A, B), cleaned to one line each."""
+    if (
+        not isinstance(names, tuple | list)
+        or len(names) != 2
+        or not all(isinstance(x, str) and clean_name(x) for x in names)
+    ):
+        raise McNemarError(f"names must be two non-empty strings (A, B), got {names!r}")
+    clean = (clean_name(names[0]), clean_name(names[1]))
+    if clean[0] == clean[1]:
+        raise McNemarError(
+            f"names must differ so that the report can say which did better, got {names!r}"
+        )
+    return clean
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The validated options of an analysis (the same for every table of a batch)."""
+
+    names: tuple[str, str]
+    alternative: str
+    confidence_level: float
+    alpha: float
+    power: float
+
+    @classmethod
+    def check(
+        cls, names: Any, alternative: Any, confidence_level: Any, alpha: Any, power: Any
+    ) -> Options:
+        return cls(
+            names=check_names(names),
+            alternative=check_alternative(alternative),
+            confidence_level=check_level("confidence_level", confidence_level),
+            alpha=check_level("alpha", alpha),
+            power=check_level("power", power),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Columns:
+    """The numbers of k reports, one element per table (see the module docstring).
+
+    Attributes
+    ----------
+    a, b, c, d, n : ndarray of int64
+        The cells; a, d and n are 0 where N is unknown (``has_n`` False).
+    tests : dict of str to tuple of ndarray
+        Per test (``TEST_ORDER``): statistic, pvalue, log10_pvalue, zscore.
+    exact_recommended : ndarray of bool
+        Fewer than ``EXACT_BELOW`` discordant items: the exact test is recommended, else the
+        chi-square test.
+    pvalue, log10_pvalue : ndarray
+        The recommended test's.
+    has_difference : ndarray of bool
+        N known and positive: difference, ratio, intervals and the unpaired test are defined.
+    difference, ratio, odds_ratio : ndarray
+        Point estimates (NaN where not computed; the ratios may be infinite).
+    difference_intervals, ratio_intervals, odds_ratio_intervals : dict of str to (low, high)
+    has_odds_ratio : ndarray of bool
+        At least one discordant item.
+    unpaired_z, unpaired_pvalue, unpaired_log10_pvalue : ndarray
+    detectable : ndarray
+        The difference the test had ``power`` to detect (NaN where not stated).
+    power_exact : ndarray of bool
+        The detectable difference uses the exact power (else Connor's approximation).
+    too_many : ndarray of bool
+        Discordant items but more than ``MAX_ITEMS`` items: the power is not computed.
+    defined, significant, opposite, contains_zero, has_interval : ndarray of bool
+    better, direction : ndarray of int8
+        1 for A, -1 for B, 0 for neither (the claims of the conclusion, :func:`decide`).
+    noninferiority, equivalence : result or None
+        The tests against a margin, for all tables at once, when one was given.
+    """
+
+    options: Options
+    a: IntArray
+    b: IntArray
+    c: IntArray
+    d: IntArray
+    n: IntArray
+    has_n: BoolArray
+    tests: dict[str, tuple[FloatArray, FloatArray, FloatArray, FloatArray]]
+    exact_recommended: BoolArray
+    pvalue: FloatArray
+    log10_pvalue: FloatArray
+    has_difference: BoolArray
+    difference: FloatArray
+    difference_intervals: dict[str, tuple[FloatArray, FloatArray]]
+    ratio: FloatArray
+    ratio_intervals: dict[str, tuple[FloatArray, FloatArray]]
+    has_odds_ratio: BoolArray
+    odds_ratio: FloatArray
+    odds_ratio_intervals: dict[str, tuple[FloatArray, FloatArray]]
+    unpaired_z: FloatArray
+    unpaired_pvalue: FloatArray
+    unpaired_log10_pvalue: FloatArray
+    detectable: FloatArray
+    power_exact: BoolArray
+    too_many: BoolArray
+    defined: BoolArray
+    significant: BoolArray
+    better: NDArray[np.int8]
+    direction: NDArray[np.int8]
+    opposite: BoolArray
+    has_interval: BoolArray
+    contains_zero: BoolArray
+    noninferiority: Any = None
+    equivalence: Any = None
+
+    def __len__(self) -> int:
+        return int(self.b.size)
+
+    @property
+    def discordant(self) -> IntArray:
+        out: IntArray = self.b + self.c
+        return out
+
+
+def decide(
+    *,
+    pvalue: FloatArray,
+    b: IntArray,
+    c: IntArray,
+    alpha: float,
+    alternative: str,
+    low: FloatArray,
+    high: FloatArray,
+) -> dict[str, Any]:
+    """The claims of the conclusion, decided from the numbers for every table at once.
+
+    ``direction`` is the side the data favour (1: A, b > c; -1: B; 0: b = c); ``better`` is
+    that side where the recommended p-value is below ``alpha`` and the alternative is about it
+    (two-sided, or one-sided on that side); ``opposite``: a one-sided alternative points against
+    the data; ``contains_zero``: the headline interval (``low``, ``high``; NaN when there is
+    none) includes 0.
+    """
+    direction = np.sign(b.astype(np.int64) - c.astype(np.int64)).astype(np.int8)
+    side = {"greater": 1, "less": -1}.get(alternative, 0)
+    defined = np.isfinite(pvalue)
+    significant = defined & (pvalue < alpha)
+    favours = (direction != 0) & ((side == 0) | (direction == side))
+    better = np.where(significant & favours, direction, 0).astype(np.int8)
+    opposite = (side != 0) & (direction != 0) & (direction != side)
+    has_interval = np.isfinite(low) & np.isfinite(high)
+    contains_zero = has_interval & (low <= 0.0) & (high >= 0.0)
+    return {
+        "defined": defined,
+        "significant": significant,
+        "better": better,
+        "direction": direction,
+        "opposite": np.asarray(opposite, dtype=bool),
+        "has_interval": has_interval,
+        "contains_zero": contains_zero,
+    }
+
+
+def unpaired_log10(z: FloatArray, alternative: str) -> FloatArray:
+    """log10 of the unpaired test's p-value from log Phi (finite where the p-value underflows).
+
+    The same tails as :func:`mcnemar.inference.unpaired_ztest`: P(Z >= z), P(Z <= z) or
+    min(1, 2 P(Z >= |z|)).
+    """
+    ln10 = math.log(10.0)
+    if alternative == "greater":
+        out = special.log_ndtr(-z) / ln10
+    elif alternative == "less":
+        out = special.log_ndtr(z) / ln10
+    else:
+        out = np.minimum(0.0, math.log10(2.0) + special.log_ndtr(-np.abs(z)) / ln10)
+    result: FloatArray = np.asarray(out, dtype=np.float64)
+    return result
+
+
+def _nan(size: int) -> FloatArray:
+    return np.full(size, np.nan)
+
+
+def _subset_intervals(
+    fn: Any, methods: tuple[str, ...], where: BoolArray, cells: tuple[IntArray, ...], level: float
+) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """Each method's interval for the tables ``where`` is True (one call per method), NaN
+    elsewhere."""
+    size = where.size
+    idx = np.flatnonzero(where)
+    out = {}
+    for m in methods:
+        low, high = _nan(size), _nan(size)
+        if idx.size:
+            ci = fn(*(x[idx] for x in cells), confidence_level=level, method=m)
+            low[idx], high[idx] = ci.low, ci.high
+        out[m] = (low, high)
+    return out
+
+
+def compute(
+    a: IntArray,
+    b: IntArray,
+    c: IntArray,
+    d: IntArray,
+    has_n: BoolArray,
+    options: Options,
+    *,
+    margin: float | None = None,
+    equivalence: bool = False,
+    margin_method: str = "score",
+) -> Columns:
+    """Every number of the reports of the tables (a[i], b[i], c[i], d[i]); see :class:`Columns`.
+
+    The counts are validated one-dimensional int64 arrays (a and d are ignored where ``has_n``
+    is False).
+    """
+    from mcnemar import intervals as iv
+    from mcnemar.planning import minimum_detectable_effect
+
+    opts = options
+    alt, level, alpha = opts.alternative, opts.confidence_level, opts.alpha
+    size = b.size
+    a = np.where(has_n, a, 0)
+    d = np.where(has_n, d, 0)
+    n = a + b + c + d
+    big_d = b + c
+
+    tests = {key: pvalues(b, c, key, alt) for key in TEST_ORDER}
+    exact_rec = big_d < EXACT_BELOW
+    pvalue = np.where(exact_rec, tests["exact"][1], tests["asymptotic"][1])
+    log10_p = np.where(exact_rec, tests["exact"][2], tests["asymptotic"][2])
+
+    # The odds ratio needs discordant items only; the rest needs N > 0.
+    has_or = big_d > 0
+    odds = _nan(size)
+    if has_or.any():
+        odds[has_or] = iv.odds_ratio_estimate(b[has_or], c[has_or])
+    or_ci = _subset_intervals(iv.odds_ratio_interval, ODDS_RATIO_SHOWN, has_or, (b, c), level)
+
+    has_diff = has_n & (n > 0)
+    cells = (a, b, c, d)
+    idx = np.flatnonzero(has_diff)
+    diff, ratio = _nan(size), _nan(size)
+    uz, up, ulog = _nan(size), _nan(size), _nan(size)
+    if idx.size:
+        sub = tuple(x[idx] for x in cells)
+        diff[idx] = iv.difference_estimate(*sub)
+        ratio[idx] = iv.ratio_estimate(*sub)
+        z, p = unpaired_ztest(*sub, alternative=alt)
+        uz[idx], up[idx] = z, p
+        ulog[idx] = unpaired_log10(np.asarray(z, dtype=np.float64), alt)
+    diff_ci = _subset_intervals(iv.difference_interval, iv.DIFFERENCE_METHODS, has_diff, cells,
+                                level)
+    ratio_ci = _subset_intervals(iv.ratio_interval, RATIO_SHOWN, has_diff, cells, level)
+
+    # The detectable difference: one solve over all tables per power method. The exact power
+    # sum costs O(sqrt(D)); beyond a million discordant items Connor's normal approximation
+    # agrees with it to about 3 significant digits.
+    detectable = _nan(size)
+    power_exact = big_d <= EXACT_POWER_MAX_D
+    too_many = has_diff & (big_d > 0) & (n > MAX_ITEMS)
+    wanted = has_diff & (big_d > 0) & ~too_many
+    for method, where in (("exact", wanted & power_exact), ("connor", wanted & ~power_exact)):
+        sel = np.flatnonzero(where)
+        if sel.size == 0:
+            continue
+        mde = minimum_detectable_effect(
+            n[sel], big_d[sel] / n[sel], power=opts.power, alpha=alpha, alternative=alt,
+            method=method,
+        )
+        # planning signs it (negative for "less"); the report states the size and the side.
+        detectable[sel] = np.abs(np.asarray(mde.difference, dtype=np.float64))
+
+    low, high = diff_ci["newcombe"]
+    claims = decide(pvalue=pvalue, b=b, c=c, alpha=alpha, alternative=alt, low=low, high=high)
+
+    ni = eq = None
+    if margin is not None:
+        from mcnemar import margin as nim
+        from mcnemar.table import PairedTable
+
+        # A table without N gets the margin module's own error (the margin is in accuracy).
+        table = PairedTable(a=a, b=b, c=c, d=d) if has_n.all() else PairedTable(b=b, c=c)
+        ni = nim.noninferiority(table, margin, method=margin_method, alpha=alpha)
+        if equivalence:
+            eq = nim.equivalence(table, margin, method=margin_method, alpha=alpha)
+
+    return Columns(
+        options=opts,
+        a=a,
+        b=b,
+        c=c,
+        d=d,
+        n=n,
+        has_n=has_n,
+        tests=tests,
+        exact_recommended=exact_rec,
+        pvalue=pvalue,
+        log10_pvalue=log10_p,
+        has_difference=has_diff,
+        difference=diff,
+        difference_intervals=diff_ci,
+        ratio=ratio,
+        ratio_intervals=ratio_ci,
+        has_odds_ratio=has_or,
+        odds_ratio=odds,
+        odds_ratio_intervals=or_ci,
+        unpaired_z=uz,
+        unpaired_pvalue=up,
+        unpaired_log10_pvalue=ulog,
+        detectable=detectable,
+        power_exact=power_exact,
+        too_many=too_many,
+        noninferiority=ni,
+        equivalence=eq,
+        **claims,
+    )

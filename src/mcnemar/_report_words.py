@@ -1,0 +1,382 @@
+"""The words of a report: numbers in points and percentages, the recommendation and the
+conclusion, decided claim by claim from the numbers and then put into sentences.
+
+Nothing here computes a statistic: the functions take p-values, intervals and counts from the
+result objects (:mod:`mcnemar._analysis` computes them) and return text. Shared by
+:mod:`mcnemar.report` (one table) and :mod:`mcnemar.batch` (many tables).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from mcnemar._format import format_pvalue
+from mcnemar.inference import McNemarResult
+
+
+def _cell(x: Any) -> str:
+    return "—" if x is None else str(int(x))
+
+
+def _wrap(text: str, indent: str = "") -> str:
+    return textwrap.fill(text, width=92, subsequent_indent=indent)
+
+
+#: Beyond this many decimals a quantity in points is printed in e-notation (1.1e-14).
+_MAX_DECIMALS = 10
+
+
+def _decimals(scale: float, digits: int = 2) -> int:
+    """Decimals that show a quantity of this size (in points) with ``digits`` significant
+    digits; one decimal for everyday sizes, more for the tiny differences of huge test sets
+    (more than ``_MAX_DECIMALS`` switches :func:`_fixed` to e-notation)."""
+    if not math.isfinite(scale) or scale <= 0:
+        return 1
+    return max(1, digits - 1 - math.floor(math.log10(scale)))
+
+
+def _fixed(value: float, decimals: int, *, signed: bool, digits: int = 2) -> str:
+    """``value`` with ``decimals`` decimals, but never a bare zero for a non-zero value.
+
+    A non-zero value that would round to zero gets ``digits`` significant digits instead, so
+    that no "-0.0" or "+0.0" stands next to a verdict about a real difference and no interval
+    limit loses its sign; zero itself prints unsigned ("0.0"). Beyond ``_MAX_DECIMALS``
+    decimals the value is printed in e-notation with ``digits`` significant digits.
+    """
+    if value == 0:
+        return f"{0.0:.{min(decimals, _MAX_DECIMALS)}f}"
+    sign = "+" if signed else ""
+    if decimals <= _MAX_DECIMALS:
+        text = f"{value:{sign}.{decimals}f}"
+        if float(text) != 0.0:
+            return text
+        decimals = digits - 1 - math.floor(math.log10(abs(value)))
+        if decimals <= _MAX_DECIMALS:
+            return f"{value:{sign}.{decimals}f}"
+    return f"{value:{sign}.{digits - 1}e}"
+
+
+def _points(x: float, decimals: int = 1) -> str:
+    """A signed difference in points, e.g. '+7.0', '-0.0050', '0.0' (exactly zero)."""
+    return _fixed(100 * float(x), decimals, signed=True)
+
+
+def _size(x: float | None, digits: int = 2) -> str:
+    """An unsigned difference in points, e.g. '7.0' or '0.00062' (``digits`` significant)."""
+    if x is None:
+        return ""
+    v = abs(100 * float(x))
+    return _fixed(v, _decimals(v, digits), signed=False, digits=digits)
+
+
+def _points_pair(lo: float, hi: float) -> tuple[str, str]:
+    """Both limits of an interval in points, with as many decimals as its width needs."""
+    d = _decimals(100 * (hi - lo))
+    return _points(lo, d), _points(hi, d)
+
+
+def _points_limits(low: Any, high: Any) -> list[str] | None:
+    """The limits as the report prints them, for the JSON (``None`` if undefined)."""
+    lo, hi = float(low), float(high)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return None
+    return list(_points_pair(lo, hi))
+
+
+def _pct(x: float) -> str:
+    """A level or a power as a percentage, as given: 0.95 -> '95%', 0.955 -> '95.5%'."""
+    return f"{100 * float(x):.10g}%"
+
+
+def _num(x: float) -> str:
+    """A number as given (shortest text that reads back as the same double): 0.05 -> '0.05'."""
+    text = f"{float(x):g}"
+    return text if float(text) == float(x) else repr(float(x))
+
+
+def _p_vs_alpha(pvalue: float, log10_pvalue: float, alpha: float) -> str:
+    """'p = 0.002577 < 0.05': p with as many digits as it takes for the printed numbers to
+    compare the way the exact ones do (p = 0.0499996 never reads '0.05 < 0.05')."""
+    a = _num(alpha)
+    below = pvalue < alpha
+    sym = "<" if below else "≥"
+    if pvalue == 0.0 and not math.isfinite(log10_pvalue):
+        return f"p < 1e-300 {sym} {a}"
+    if pvalue > 1e-300 or not math.isfinite(log10_pvalue):
+        for digits in range(4, 18):
+            text = f"{pvalue:.{digits}g}"
+            if (float(text) < alpha) == below:
+                break
+    else:
+        text = format_pvalue(pvalue, log10_pvalue)
+    return f"p = {text} {sym} {a}"
+
+
+def _fenced(text: str) -> list[str]:
+    """A fenced code block whose fence is longer than any run of backticks in ``text``."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return [fence, text, fence]
+
+
+def _points_interval(low: Any, high: Any) -> str:
+    lo, hi = float(low), float(high)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return "undefined"
+    lo_text, hi_text = _points_pair(lo, hi)
+    return f"[{lo_text}, {hi_text}] points"
+
+
+
+
+#: The exact and mid-p p-values "agree closely" with the chi-square p-value when they are
+#: within this factor of it (compared as log10 p, which stays finite where p underflows).
+CLOSE_FACTOR = 1.25
+
+
+def _agreement(tests: dict[str, McNemarResult], alpha: float) -> str:
+    """How the exact and mid-p tests compare with the recommended chi-square test, in words
+    that hold for these p-values (never "agree closely" when they are orders apart)."""
+    ref = float(tests["asymptotic"].log10_pvalue)
+    keys = ("exact", "midp")
+    gap = max(abs(float(tests[k].log10_pvalue) - ref) for k in keys)
+    shown = {k: format_pvalue(tests[k].pvalue, tests[k].log10_pvalue) for k in keys}
+    text = f"the exact (p = {shown['exact']}) and mid-p (p = {shown['midp']}) tests "
+    if gap <= math.log10(CLOSE_FACTOR):
+        text += "agree closely with it"
+    elif gap < 1.0:
+        text += f"differ from it by up to a factor of {10.0**gap:.2g}"
+    else:
+        text += f"differ from it by up to {gap:.{1 if gap < 10 else 0}f} orders of magnitude"
+    rejects = {k: bool(tests[k].pvalue < alpha) for k in ("asymptotic", *keys)}
+    labels = {"exact": "exact", "midp": "mid-p"}
+    odd = [labels[k] for k in keys if rejects[k] != rejects["asymptotic"]]
+    if not odd:
+        return text + f" (the same verdict at alpha = {_num(alpha)})"
+    verb = "would not reject" if rejects["asymptotic"] else "would reject"
+    return text + f", and at alpha = {_num(alpha)} the {' and '.join(odd)} test {verb}"
+
+
+
+@dataclass(frozen=True, slots=True)
+class Claims:
+    """The claims of a conclusion for one table, each decided from the numbers
+    (:func:`mcnemar._analysis.decide`, vectorized over tables).
+
+    ``better`` and ``direction`` are ``"a"``, ``"b"`` or ``None``; ``interval`` is the headline
+    interval of the difference (``None`` when undefined or N unknown).
+    """
+
+    defined: bool
+    significant: bool
+    better: str | None
+    direction: str | None
+    opposite: bool
+    interval: tuple[float, float] | None
+    contains_zero: bool | None
+
+
+def headline(
+    claims: Claims, *, names: tuple[str, str], alternative: str, alpha: float, discordant: int
+) -> str:
+    """The verdict in a few words (a page title, a notification, a row of a batch table)."""
+    na, nb = names
+    name_of = {"a": na, "b": nb}
+    other_of = {"a": nb, "b": na}
+    side = {"greater": "a", "less": "b"}.get(alternative)
+    if not claims.defined:
+        return "No conclusion: the test is undefined for these data"
+    if claims.better is not None:
+        return f"{name_of[claims.better]} did better than {other_of[claims.better]}"
+    if claims.significant:
+        about = name_of[side] if side else "either system"
+        return f"Significant only because α = {_num(alpha)}; the data do not favour {about}"
+    if claims.opposite:
+        assert side is not None and claims.direction is not None
+        return (
+            f"No evidence that {name_of[side]} is more accurate: the data favour "
+            f"{name_of[claims.direction]}"
+        )
+    if discordant == 0:
+        return f"{na} and {nb} never disagree on these items"
+    if side is None:
+        return f"No clear difference between {na} and {nb}"
+    return f"No clear evidence that {name_of[side]} is more accurate than {other_of[side]}"
+
+
+def conclusion_text(
+    claims: Claims,
+    *,
+    names: tuple[str, str],
+    b: int,
+    c: int,
+    pvalue: float,
+    log10_pvalue: float,
+    test_name: str,
+    alpha: float,
+    alternative: str,
+    diff: float | None,
+    ci_label: str,
+    level: float,
+    detectable: float | None,
+    power: float,
+) -> str:
+    """The conclusion as a paragraph, rendered from the claims and the numbers they rest on."""
+    na, nb = names
+    name_of = {"a": na, "b": nb}
+    other_of = {"a": nb, "b": na}
+    side = {"greater": "a", "less": "b"}.get(alternative)
+    defined, significant, better = claims.defined, claims.significant, claims.better
+    direction, opposite = claims.direction, claims.opposite
+    interval, contains_zero = claims.interval, claims.contains_zero
+
+    # -- the words ----------------------------------------------------------------------------
+    split = (
+        f"{na} was right on {b} item{'s' if b != 1 else ''} where {nb} was wrong, "
+        f"and {nb} on {c} where {na} was wrong"
+    )
+    test = f"{'one-sided ' if side else ''}{test_name} test"
+    p_clause = _p_vs_alpha(pvalue, log10_pvalue, alpha) if defined else ""
+    favour = "" if side is None else f" in {name_of[side]}'s favour"
+
+    def ci_text(leader: str) -> str:
+        # The interval as it is read: the leader minus the other (B - A when B leads).
+        if interval is None:
+            return ""
+        sign = 1.0 if leader == "a" else -1.0
+        lo_text, hi_text = _points_pair(*sorted((sign * interval[0], sign * interval[1])))
+        return f" ({_pct(level)} CI {lo_text} to {hi_text} points, {ci_label})"
+
+    def lead(leader: str) -> str:
+        who = name_of[leader]
+        if diff is None:
+            mine, theirs = (b, c) if leader == "a" else (c, b)
+            return (
+                f"{who} was ahead on this test set ({mine} to {theirs} on the items where they "
+                "disagree)"
+            )
+        return f"{who} was ahead on this test set by {_size(diff)} points{ci_text(leader)}"
+
+    def interval_note(verb: str) -> str:
+        # Why a test and an interval can disagree: their levels differ (a two-sided interval
+        # at level L matches a two-sided test at 1 - L, a one-sided one at (1 - L)/2), or, at
+        # matching levels, they are computed differently.
+        assert interval is not None
+        lo_text, hi_text = _points_pair(*interval)
+        matching = 1.0 - (2.0 if side else 1.0) * alpha
+        if not math.isclose(level, matching, rel_tol=1e-9, abs_tol=1e-12):
+            why = (
+                f"the interval is at the {_pct(level)} level and the {test} at alpha = "
+                f"{_num(alpha)}"
+            )
+        else:
+            why = "the interval and the test are computed differently"
+        return (
+            f" The {_pct(level)} {ci_label} interval of {na} - {nb} ({lo_text} to {hi_text} "
+            f"points) {verb} 0: {why}, so they need not agree."
+        )
+
+    def power_words() -> str:
+        if detectable is None:
+            return ""
+        return (
+            f"{_pct(power)} power only for differences of {_size(detectable, 3)} points or more"
+            f"{favour}"
+        )
+
+    if not defined:
+        text = f"No conclusion: the {test} is undefined for these data ({split})."
+    elif better is not None:
+        winner, loser = name_of[better], other_of[better]
+        size = "" if diff is None else f" by {_size(diff)} accuracy points{ci_text(better)}"
+        text = (
+            f"{winner} did better than {loser}{size}: {split}. The {test} gives {p_clause}, "
+            "so a difference this large is unlikely if the two were equally accurate."
+        )
+        if contains_zero:
+            text += interval_note("includes")
+    elif significant:
+        # Only a one-sided test at an alpha above 1/2 rejects without the data favouring the
+        # system it is about (its p-value is then at least 1/2).
+        about = name_of[side] if side else "either system"
+        data = (
+            lead(direction)
+            if direction is not None
+            else f"{na} and {nb} were each right on {b} of the items where they disagree"
+        )
+        text = (
+            f"The {test} gives {p_clause}, significant only because alpha = {_num(alpha)} is so "
+            f"large: the data do not favour {about}. {data}; {split}."
+        )
+    elif opposite:
+        assert side is not None and direction is not None
+        about, leader = name_of[side], name_of[direction]
+        text = (
+            f"The data point the other way: {lead(direction)}, while the alternative "
+            f"'{alternative}' asks only whether {about} is more accurate. {split}; the {test} "
+            f"gives {p_clause}: no evidence that {about} is more accurate. Testing for {leader} "
+            "being better after seeing this would overstate the evidence; only a test chosen "
+            "in advance (such as the two-sided one) can support that."
+        )
+        if detectable is not None:
+            text += f" The test had {power_words()}."
+    else:
+        where = "in either direction" if side is None else f"in {name_of[side]}'s favour"
+        text = (
+            f"This test set does not resolve {na} and {nb}: {split}; the {test} gives "
+            f"{p_clause}, no significant difference {where}."
+        )
+        if direction is not None:
+            text += f" {lead(direction)}, but a lead this size is within what chance produces."
+            if contains_zero is False:
+                text += interval_note("excludes")
+        text += " A non-significant result is not evidence that the two are equally accurate"
+        text += f": the test had {power_words()}." if detectable is not None else "."
+    return text
+
+
+#: Below this many discordant items the chi-square approximation is not trusted.
+EXACT_BELOW = 25
+
+
+def recommendation_reason(tests: dict[str, McNemarResult], discordant: int, alpha: float) -> str:
+    """Why the recommended test (exact below ``EXACT_BELOW`` discordant items, else chi-square)."""
+    big_d = discordant
+    if big_d < EXACT_BELOW:
+        reason = (
+            f"only {big_d} discordant item{'s' if big_d != 1 else ''} (fewer than {EXACT_BELOW}), "
+            "so the chi-square approximation is not trusted: report the exact conditional "
+            f"test ({tests['exact'].convention}). The mid-p test (p = "
+            f"{format_pvalue(tests['midp'].pvalue, tests['midp'].log10_pvalue)}) is the less "
+            "conservative choice that Fagerland, Lydersen & Laake (2013) recommend."
+        )
+    else:
+        reason = (
+            f"{big_d} discordant items (at least {EXACT_BELOW}), so the chi-square approximation "
+            f"is trusted: report the chi-square test ({tests['asymptotic'].convention}); "
+            + _agreement(tests, alpha)
+            + "; the continuity correction is needlessly conservative (Fagerland, Lydersen & "
+            "Laake 2013)."
+        )
+    return reason[0].upper() + reason[1:]
+
+
+def clustered_reason(clustered: Any, discordant: int, alternative: str) -> str:
+    """Why the clustered test is recommended when the items come in clusters."""
+    design = clustered.design_effect
+    reason = (
+        # The cluster count is of all clusters, not of those holding discordant items.
+        f"the items come in {clustered.clusters} clusters ("
+        + (f"{clustered.n} items, " if clustered.n is not None else "")
+        + f"{discordant} discordant), so they are not independent and the plain tests "
+        "overstate the evidence"
+        + (f" (design effect {design:.3g})" if design is not None else "")
+        + f": report the {clustered.name} (chi-square on 1 degree of freedom"
+        + ("" if alternative == "two-sided" else ", halved for the one-sided alternative")
+        + ")."
+    )
+    return reason[0].upper() + reason[1:]
