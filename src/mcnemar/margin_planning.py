@@ -60,6 +60,7 @@ from mcnemar.margin import _check_margin, _thresholds, describe_margin
 
 # From the submodules, not the package: mcnemar.planning.power and sample_size call this module.
 from mcnemar.planning._kernel import _binom_sf, _flat_weights
+from mcnemar.planning._results import _power_markdown, _quantity_markdown, _setting_rows
 from mcnemar.planning._settings import one_setting, power_settings
 from mcnemar.planning._validation import _check_open_unit
 
@@ -137,8 +138,35 @@ def _exact_power_one(n: int, p10: float, p01: float, margin: float, alpha: float
     return min(1.0, max(0.0, total))
 
 
+class _MarginPlan:
+    """What the two results share: the setting and the test, in JSON and in words."""
+
+    __slots__ = ()
+    p10: Any
+    p01: Any
+    margin: float
+    alpha: float
+    method: str
+
+    def _setting_json(self) -> dict[str, Any]:
+        return {
+            "p10": _json(self.p10),
+            "p01": _json(self.p01),
+            "difference": _json(np.asarray(self.p10) - np.asarray(self.p01)),
+            "margin": self.margin,
+            "alpha": self.alpha,
+            "alternative": "noninferiority",
+            "method": self.method,
+            "test": _TEST,
+        }
+
+    def _conditions(self, one_sided: bool = True) -> str:
+        level = "one-sided alpha" if one_sided else "alpha"
+        return f"margin {describe_margin(self.margin)}, {level} = {self.alpha:g}"
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MarginPowerResult:
+class MarginPowerResult(_MarginPlan):
     """Power of the non-inferiority test for ``n`` items.
 
     Attributes
@@ -166,29 +194,14 @@ class MarginPowerResult:
             "power": _json(self.power),
             "power_approx": _json(self.power_approx),
             "n": _json(self.n),
-            "p10": _json(self.p10),
-            "p01": _json(self.p01),
-            "difference": _json(np.asarray(self.p10) - np.asarray(self.p01)),
-            "margin": self.margin,
-            "alpha": self.alpha,
-            "alternative": "noninferiority",
-            "method": self.method,
-            "test": _TEST,
+            **self._setting_json(),
         }
 
     def _rows(self) -> list[tuple[float, ...]]:
-        cols = np.broadcast_arrays(
-            *(np.asarray(x, np.float64)
-              for x in (self.n, self.p10, self.p01, self.power, self.power_approx))
-        )
-        return list(zip(*(c.ravel().tolist() for c in cols), strict=True))
+        return _setting_rows(self.n, self.p10, self.p01, self.power, self.power_approx)
 
     def __str__(self) -> str:
-        head = (
-            f"Power of the {_TEST} (margin {describe_margin(self.margin)}, one-sided alpha = "
-            f"{self.alpha:g})"
-        )
-        lines = [head + ":"]
+        lines = [f"Power of the {_TEST} ({self._conditions()}):"]
         for n, a, b, pw, pa in self._rows()[:40]:
             lines.append(
                 f"  n = {n:.0f}, p10 = {a:.4g}, p01 = {b:.4g} (difference {_points(a - b)}): "
@@ -199,20 +212,12 @@ class MarginPowerResult:
 
     def to_markdown(self) -> str:
         """A markdown table."""
-        out = [
-            f"**Power** of the {_TEST} (margin {describe_margin(self.margin)}, alpha = "
-            f"{self.alpha:g})",
-            "",
-            "| n | p10 | p01 | difference | power | normal approx. |",
-            "|---:|---:|---:|---:|---:|---:|",
-        ]
-        for n, a, b, pw, pa in self._rows():
-            out.append(f"| {n:.0f} | {a:.4g} | {b:.4g} | {_points(a - b)} | {pw:.4f} | {pa:.4f} |")
-        return "\n".join(out)
+        title = f"**Power** of the {_TEST} ({self._conditions(one_sided=False)})"
+        return _power_markdown(title, "normal approx.", self._rows())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class MarginSampleSizeResult:
+class MarginSampleSizeResult(_MarginPlan):
     """Items needed for a target power of the non-inferiority test.
 
     Attributes
@@ -255,21 +260,13 @@ class MarginSampleSizeResult:
             "n_approx": _json(self.n_approx),
             "n_checked": self.n_checked,
             "target_power": self.target_power,
-            "p10": self.p10,
-            "p01": self.p01,
-            "difference": self.p10 - self.p01,
-            "margin": self.margin,
-            "alpha": self.alpha,
-            "alternative": "noninferiority",
-            "method": self.method,
-            "test": _TEST,
+            **self._setting_json(),
         }
 
     def __str__(self) -> str:
         lines = [
-            f"Sample size for {self.target_power:.0%} power of the {_TEST} (margin "
-            f"{describe_margin(self.margin)}, one-sided alpha = {self.alpha:g}): n = {self.n} "
-            f"items (power {self.power:.4f})",
+            f"Sample size for {self.target_power:.0%} power of the {_TEST} "
+            f"({self._conditions()}): n = {self.n} items (power {self.power:.4f})",
             f"  A right and B wrong with probability {self.p10:.4g}, the reverse {self.p01:.4g} "
             f"(difference {_points(self.p10 - self.p01)})",
         ]
@@ -292,10 +289,7 @@ class MarginSampleSizeResult:
             ("difference", _points(self.p10 - self.p01)),
             ("normal approximation n, unrounded", f"{self.n_approx:.2f}"),
         ]
-        out = [f"**Sample size** for the {_TEST} (alpha = {self.alpha:g})", "",
-               "| quantity | value |", "|---|---:|"]
-        out.extend(f"| {k} | {v} |" for k, v in rows)
-        return "\n".join(out)
+        return _quantity_markdown(f"**Sample size** for the {_TEST} (alpha = {self.alpha:g})", rows)
 
 
 def power(

@@ -21,6 +21,34 @@ def _is_scalar(x: Any) -> bool:
     return np.ndim(x) == 0
 
 
+def _setting_rows(*columns: Any) -> list[tuple[float, ...]]:
+    """The columns broadcast together, one tuple of floats per setting."""
+    cols = np.broadcast_arrays(*(np.asarray(x, np.float64) for x in columns))
+    return list(zip(*(c.ravel().tolist() for c in cols), strict=True))
+
+
+def _power_markdown(title: str, approximation: str, rows: list[tuple[float, ...]]) -> str:
+    """Markdown table of (n, p10, p01, power, approximate power) rows under a bold title."""
+    lines = [
+        title,
+        "",
+        f"| n | p10 | p01 | difference | power | {approximation} |",
+        "|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, a, b, pw, pa in rows:
+        lines.append(
+            f"| {n:.0f} | {a:.4g} | {b:.4g} | {format_points(a - b)} | {pw:.4f} | {pa:.4f} |"
+        )
+    return "\n".join(lines)
+
+
+def _quantity_markdown(title: str, rows: list[tuple[str, str]]) -> str:
+    """Markdown table of (quantity, value) rows under a bold title."""
+    out = [title, "", "| quantity | value |", "|---|---:|"]
+    out.extend(f"| {k} | {v} |" for k, v in rows)
+    return "\n".join(out)
+
+
 # --------------------------------------------------------------------------------------------
 # results
 
@@ -85,15 +113,8 @@ class PowerResult:
             "test": _METHOD_NAMES[self.method],
         }
 
-    def _rows(self) -> list[tuple[float, float, float, float, float]]:
-        cols = np.broadcast_arrays(
-            np.asarray(self.n, np.float64),
-            np.asarray(self.p10, np.float64),
-            np.asarray(self.p01, np.float64),
-            np.asarray(self.power, np.float64),
-            np.asarray(self.power_connor, np.float64),
-        )
-        return list(zip(*(c.ravel().tolist() for c in cols), strict=True))
+    def _rows(self) -> list[tuple[float, ...]]:
+        return _setting_rows(self.n, self.p10, self.p01, self.power, self.power_connor)
 
     def __str__(self) -> str:
         head = (
@@ -124,18 +145,11 @@ class PowerResult:
 
     def to_markdown(self) -> str:
         """A markdown table of the setting(s) and the power."""
-        lines = [
+        title = (
             f"**Power** of the {_METHOD_NAMES[self.method]} "
-            f"({_ALTERNATIVE_WORDS[self.alternative]}, alpha = {self.alpha:g})",
-            "",
-            "| n | p10 | p01 | difference | power | Connor approx. |",
-            "|---:|---:|---:|---:|---:|---:|",
-        ]
-        for n, a, b, pw, pc in self._rows():
-            lines.append(
-                f"| {n:.0f} | {a:.4g} | {b:.4g} | {format_points(a - b)} | {pw:.4f} | {pc:.4f} |"
-            )
-        return "\n".join(lines)
+            f"({_ALTERNATIVE_WORDS[self.alternative]}, alpha = {self.alpha:g})"
+        )
+        return _power_markdown(title, "Connor approx.", self._rows())
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -236,15 +250,11 @@ class SampleSizeResult:
             ("difference", format_points(self.difference)),
             ("Connor (1987) n, unrounded", f"{self.n_connor:.2f}"),
         ]
-        out = [
+        title = (
             f"**Sample size** for the {_METHOD_NAMES[self.method]} "
-            f"({_ALTERNATIVE_WORDS[self.alternative]}, alpha = {self.alpha:g})",
-            "",
-            "| quantity | value |",
-            "|---|---:|",
-        ]
-        out.extend(f"| {k} | {v} |" for k, v in rows)
-        return "\n".join(out)
+            f"({_ALTERNATIVE_WORDS[self.alternative]}, alpha = {self.alpha:g})"
+        )
+        return _quantity_markdown(title, rows)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
