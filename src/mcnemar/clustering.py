@@ -33,6 +33,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from mcnemar import vocabulary
 from mcnemar._format import format_number
 from mcnemar._format import json_number as _json
 from mcnemar.errors import McNemarError, McNemarWarning, TableError
@@ -51,14 +52,9 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 #: The clustered statistics :func:`clustered` computes.
-CLUSTERED_METHODS = ("obuchowski", "durkalski", "yang", "eliasziw-donner")
+CLUSTERED_METHODS = vocabulary.names(vocabulary.CLUSTERED_METHODS)
 
-_METHOD_NAMES = {
-    "obuchowski": "Obuchowski (1998)",
-    "durkalski": "Durkalski et al. (2003)",
-    "yang": "Yang, Sun & Hardin (2010)",
-    "eliasziw-donner": "Eliasziw & Donner (1991)",
-}
+_METHOD_NAMES = {term.name: term.label for term in vocabulary.CLUSTERED_METHODS}
 _NEEDS_N = ("durkalski", "yang", "eliasziw-donner")
 _INTERVAL_METHODS = ("t", "normal")
 

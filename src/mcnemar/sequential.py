@@ -107,6 +107,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
+from mcnemar import vocabulary
 from mcnemar.errors import McNemarError
 from mcnemar.intervals import ConfidenceInterval
 
@@ -123,7 +124,7 @@ FloatArray = NDArray[np.float64]
 
 #: Beta(4, 4): see the module docstring for why.
 DEFAULT_PRIOR = (4.0, 4.0)
-_ALTERNATIVES = ("two-sided", "greater", "less")
+_ALTERNATIVES = vocabulary.names(vocabulary.ALTERNATIVES)
 _LN2 = math.log(2.0)
 _LN10 = math.log(10.0)
 # Probability for psi (the discordance rate) in the confidence sequence for the difference.

@@ -12,21 +12,13 @@ from mcnemar.intervals._api import run_table_method, table_interval
 from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
 from mcnemar.intervals._result import ConfidenceInterval
 from mcnemar.intervals._roots import _find_root, _larger_quadratic_root, _normal_score_gap, _wilson
+from mcnemar.vocabulary import DIFFERENCE_INTERVALS, names
 
 FloatArray = NDArray[np.float64]
 
 
 #: Methods of :func:`difference_interval`, in the order reports list them.
-DIFFERENCE_METHODS: Final[tuple[str, ...]] = (
-    "wald",
-    "wald-cc",
-    "agresti-min",
-    "bonett-price",
-    "newcombe",
-    "newcombe-plain",
-    "tango",
-    "exact",
-)
+DIFFERENCE_METHODS: Final[tuple[str, ...]] = names(DIFFERENCE_INTERVALS)
 
 
 # ---------------------------------------------------------------------------------------------

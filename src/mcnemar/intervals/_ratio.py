@@ -11,12 +11,13 @@ from mcnemar.intervals._api import log_wald, run_table_method, table_interval, u
 from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
 from mcnemar.intervals._result import ConfidenceInterval
 from mcnemar.intervals._roots import _find_root, _larger_quadratic_root, _wilson
+from mcnemar.vocabulary import RATIO_INTERVALS, names
 
 FloatArray = NDArray[np.float64]
 
 
 #: Methods of :func:`ratio_interval`.
-RATIO_METHODS: Final[tuple[str, ...]] = ("wald", "tang", "bonett-price", "mover-wilson")
+RATIO_METHODS: Final[tuple[str, ...]] = names(RATIO_INTERVALS)
 
 
 # ---------------------------------------------------------------------------------------------
