@@ -36,13 +36,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from mcnemar.errors import McNemarError, option
 
 if TYPE_CHECKING:
     from mcnemar.io import Alignment, RunResults
     from mcnemar.report import Report
+    from mcnemar.tasks import TaskComparison
 
 __all__ = [
     "PAIRING_OPTIONS",
@@ -228,15 +229,31 @@ PAIRING_OPTIONS = ("on_missing", "threshold", "reduce", "engine", "allow_differe
                    "allow_different_scorers")
 
 
+@overload
 def compare_runs(
-    run_a: RunResults,
-    run_b: RunResults,
+    run_a: RunResults, run_b: RunResults, *, names: Sequence[str] | None = ...,
+    cluster_method: str = ..., progress: bool | None = ..., by_task: Literal[False] = ...,
+    **options: Any,
+) -> Report: ...
+
+
+@overload
+def compare_runs(
+    run_a: Any, run_b: Any, *, names: Sequence[str] | None = ..., cluster_method: str = ...,
+    progress: bool | None = ..., by_task: Literal[True], **options: Any,
+) -> TaskComparison: ...
+
+
+def compare_runs(
+    run_a: Any,
+    run_b: Any,
     *,
     names: Sequence[str] | None = None,
     cluster_method: str = "obuchowski",
     progress: bool | None = None,
+    by_task: bool = False,
     **options: Any,
-) -> Report:
+) -> Report | TaskComparison:
     """Pair two runs and analyse them: :func:`pair_runs` then :func:`analyze_alignment`.
 
     Parameters
@@ -252,12 +269,32 @@ def compare_runs(
         The pairing's keywords (:data:`PAIRING_OPTIONS`, see :func:`mcnemar.io.align`) and
         the analysis' (:func:`mcnemar.report.analyze`).
 
+    by_task : bool, default False
+        Compare task by task instead (:func:`mcnemar.tasks.compare_tasks`, which takes
+        ``adjust``, ``task``, ``task_column`` and ``headline`` besides the pairing's and the
+        tests' keywords): the runs may then also be sequences of runs, one per task
+        (:func:`mcnemar.tasks.read_suite_pair`).
+
     Returns
     -------
-    Report
-        With the alignment attached (``report.alignment``) and, when the items come in
-        clusters, the clustered analysis as the recommended one.
+    Report or TaskComparison
+        The report, with the alignment attached (``report.alignment``) and, when the items
+        come in clusters, the clustered analysis as the recommended one; with ``by_task``
+        the per-task result.
     """
+    if by_task:
+        from mcnemar.tasks import compare_tasks
+
+        extra = sorted(k for k, v in options.items() if v not in (None, False) and k in
+                       ("margin", "equivalence", "bayes", "power", "engine"))
+        if extra:
+            raise McNemarError(f"{', '.join(option(k) for k in extra)} do(es) not apply to the "
+                               "per-task comparison; compare one task at a time for them")
+        for k in ("margin", "equivalence", "bayes", "power", "engine", "margin_method"):
+            options.pop(k, None)
+        return compare_tasks(run_a, run_b, names=None if names is None else
+                             (str(names[0]), str(names[1])), cluster_method=cluster_method,
+                             **options)
     pairing = {k: options.pop(k) for k in PAIRING_OPTIONS if k in options}
     alignment = pair_runs(run_a, run_b, progress=progress, **pairing)
     return analyze_alignment(alignment, names=names, cluster_method=cluster_method, **options)

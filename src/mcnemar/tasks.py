@@ -58,6 +58,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import special
 
+from mcnemar import vocabulary
 from mcnemar._format import clean_name, format_table_pvalue, markdown_text, shorten
 from mcnemar.errors import InputFileError, McNemarError, option
 
@@ -76,11 +77,12 @@ __all__ = [
     "compare_tasks",
     "forest_svg",
     "read_suite",
+    "read_suite_pair",
 ]
 
 SCHEMA = "mcnemar.tasks/1"
 #: The p-value adjustments across tasks.
-ADJUST = ("holm", "bonferroni", "bh", "none")
+ADJUST = vocabulary.names(vocabulary.ADJUSTMENTS)
 _ADJUST_LABELS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
                   "none": "no adjustment"}
 _HEADLINES = ("macro", "micro")
@@ -406,7 +408,7 @@ class TaskComparison:
         est = float(micro.difference) if micro.difference is not None else math.nan
         level = _level(self.confidence_level)
         mark = {"micro": "", "macro": ""}
-        mark[self.overall.headline] = " (headline)"
+        mark[self.overall.headline] = ", the headline"
         macro_p = "undefined" if macro.pvalue is None else \
             format_table_pvalue(macro.pvalue, self.alpha)
         return [
@@ -1068,6 +1070,54 @@ def read_suite(path: str | Path, *, format: str = "auto", model: str | None = No
     if inspect_logs and format in ("auto", "inspect"):
         return tuple(read_run(x, format="inspect", **options) for x in inspect_logs)
     return read_run(p, format=format, **options)
+
+
+def splits_into_tasks(path: str | Path) -> bool:
+    """True for a directory that :func:`read_suite` reads as one run per task: a directory of
+    Inspect logs, or a HELM suite (run sub-directories, no ``per_instance_stats.json`` of its
+    own)."""
+    from mcnemar.io.detect import detect_format
+
+    p = Path(path)
+    if not p.is_dir() or (p / "per_instance_stats.json").is_file():
+        return False
+    if next(p.glob("*/per_instance_stats.json"), None) is not None:
+        return True
+    return any(x.is_file() and x.suffix in (".eval", ".json") and _is_inspect(x, detect_format)
+               for x in p.iterdir())
+
+
+def read_suite_pair(
+    paths: Sequence[str | Path],
+    *,
+    runs: Sequence[str] | None = None,
+    format: str = "auto",
+    options_a: dict[str, Any] | None = None,
+    options_b: dict[str, Any] | None = None,
+    **reader_options: Any,
+) -> tuple[Any, Any]:
+    """Read both sides of a per-task comparison: each a RunResults or one per task.
+
+    ``paths`` are two runs (files or directories; see :func:`read_suite`), or one HELM suite
+    directory holding both models, with ``runs=(model_a, model_b)``. Anything else (one long
+    file with a run column, prediction files) is read by :func:`mcnemar.pipeline.read_runs`.
+    """
+    given = {k: v for k, v in reader_options.items() if v is not None}
+    paths = list(paths)
+    sides = [{**given, **(extra or {})} for extra in (options_a, options_b)]
+    if len(paths) == 1 and runs is not None and splits_into_tasks(paths[0]):
+        if len(runs) != 2:
+            raise McNemarError(f"{option('runs', 'A,B')} names the two models to compare; got "
+                               f"{len(runs)}")
+        return (read_suite(paths[0], format=format, model=runs[0], **sides[0]),
+                read_suite(paths[0], format=format, model=runs[1], **sides[1]))
+    if len(paths) == 2 and runs is None and any(splits_into_tasks(p) for p in paths):
+        return (read_suite(paths[0], format=format, **sides[0]),
+                read_suite(paths[1], format=format, **sides[1]))
+    from mcnemar.pipeline import read_runs
+
+    return read_runs(paths, format=format, runs=runs, options_a=options_a,
+                     options_b=options_b, **reader_options)
 
 
 def _is_inspect(path: Path, detect: Any) -> bool:

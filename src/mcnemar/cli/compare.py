@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from mcnemar import vocabulary
 from mcnemar.cli._common import (
     FORMAT_OPTION,
     MARGIN_OPTIONS,
@@ -46,6 +47,7 @@ _FLAGS = {
     "names": "--names", "alternative": "--alternative", "alpha": "--alpha",
     "confidence_level": "--confidence-level", "progress": "--progress",
     "runs": "--runs", "id_a": "--id-a", "id_b": "--id-b",
+    "adjust": "--adjust", "task_column": "--task-column", "model": "--runs",
 }
 
 _NO_RUNS = ("compare takes two run files RUN_A RUN_B (for prediction files, add the true "
@@ -102,11 +104,15 @@ Examples:
   mcnemar compare --truth labels.csv pred_new.csv pred_old.csv
   mcnemar compare new.parquet old.parquet --id item --score passed --fail-on worse
   mcnemar compare distilled.jsonl original.jsonl --margin 0.01 --fail-on inferior
+  mcnemar compare out_new/ out_old/ --by-task --fail-on worse-any --plot forest.png
+  mcnemar compare runs/suite/ --by-task --runs org/model-a,org/model-b
+  mcnemar compare results.csv --run-column model --task-column subject --id question
 
 \b
 Exit codes: 0 done; 2 bad input or runs that cannot be paired (one line on
 stderr); 3 with --fail-on worse when the candidate (A) is significantly worse
-than the baseline (B) at --alpha; 4 with --fail-on different when they differ
+than the baseline (B) at --alpha (--by-task: the headline overall; worse-any: any
+task after --adjust, or the overall); 4 with --fail-on different when they differ
 significantly in either direction; 5 with --fail-on inferior when non-inferiority
 by --margin is not shown (A may be worse than B by the margin or more); 1
 internal error.""",
@@ -134,6 +140,20 @@ internal error.""",
               help="lm-eval: task(s) to compare from directories (repeatable; default every "
                    "task; several tasks are compared task by task with one pooled table). "
                    "Other logs: check that the log is of this task.")
+@click.option("--by-task", is_flag=True, default=False,
+              help="Compare task by task (lm-eval directories, a directory of Inspect logs, "
+                   "a HELM suite, --task-column): per-task tests adjusted across tasks "
+                   "(worst first), the pooled (micro) and mean-of-tasks (macro) overall.")
+@click.option("--task-column",
+              help="Generic files: the column naming each item's task (added to --id); "
+                   "implies --by-task.")
+@click.option("--adjust", type=click.Choice(vocabulary.names(vocabulary.ADJUSTMENTS)),
+              default=None,
+              help="--by-task: adjustment of the per-task p-values across tasks (default "
+                   "holm; bh = Benjamini-Hochberg); implies --by-task.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+              help="--by-task: also write the forest plot of the tasks to this file (.svg "
+                   "without dependencies; .png or .pdf need matplotlib); implies --by-task.")
 @click.option("--allow-different-tasks", is_flag=True, default=False,
               help="Pair runs whose tasks or datasets differ, or whose paired items differ in "
                    "content (refused by default); the report warns.")
@@ -145,7 +165,9 @@ internal error.""",
               help="Most megabytes an .eval archive may inflate to (default 2048); an archive "
                    "over it is refused.")
 @click.option("--run-column", help="Column telling the runs apart in one long file.")
-@click.option("--runs", "run_values", help="With --run-column: the two runs to compare, A,B.")
+@click.option("--runs", "run_values",
+              help="With --run-column: the two runs to compare, A,B; with --by-task and one "
+                   "HELM suite directory: the two models, A,B.")
 @click.option("--filter", "filter_name", help="lm-eval: the filter to keep (e.g. strict-match).")
 @click.option("--value-key", help="Inspect: key of a scorer's named values.")
 @click.option("--perturbation",
@@ -173,8 +195,10 @@ internal error.""",
 @alternative_option("greater: A (candidate) is more accurate than B (baseline).")
 @alpha_option("Significance level of the conclusion and of --fail-on.")
 @confidence_level_option()
-@click.option("--fail-on", type=click.Choice(["worse", "different", "inferior"]),
-              help="Exit 3 if A is significantly worse than B (worse), 4 if they differ "
+@click.option("--fail-on", type=click.Choice(["worse", "worse-any", "different", "inferior"]),
+              help="Exit 3 if A is significantly worse than B (worse; --by-task: the "
+                   "headline overall) or, with worse-any, on any task after adjustment or "
+                   "overall (implies --by-task); 4 if they differ "
                    "significantly (different), or 5 if non-inferiority by --margin is not "
                    "shown (inferior), after printing the report.")
 @MARGIN_OPTIONS
@@ -201,6 +225,10 @@ def compare(
     score_a: str | None,
     score_b: str | None,
     tasks: tuple[str, ...],
+    by_task: bool,
+    task_column: str | None,
+    adjust: str | None,
+    plot_path: str | None,
     allow_different_tasks: bool,
     allow_different_scorers: bool,
     max_inflated_mb: float | None,
@@ -261,6 +289,21 @@ def compare(
         limits = ReadLimits(max_inflated_bytes=max(1, int(max_inflated_mb * 1024**2)))
     sides = [{k: v for k, v in (("id", _ids(side_ids)), ("score", side_score)) if v}
              for side_ids, side_score in ((id_a, score_a), (id_b, score_b))]
+    if by_task or task_column or adjust or plot_path or fail_on == "worse-any":
+        _compare_by_task(
+            runs, input_format=input_format, truth=truth, run_column=run_column,
+            run_values=run_values, sides=sides, id_columns=id_columns, task_column=task_column,
+            score=score, filter_name=filter_name, value_key=value_key,
+            perturbation=perturbation, sample=sample, cluster=cluster, tasks=tasks,
+            limits=limits, progress=progress, on_missing=on_missing, threshold=threshold,
+            reduce=reduce, allow_different_tasks=allow_different_tasks,
+            allow_different_scorers=allow_different_scorers, names=names,
+            cluster_method=cluster_method, alternative=alternative,
+            confidence_level=confidence_level, alpha=alpha, adjust=adjust or "holm",
+            plot_path=plot_path, fail_on=fail_on, margin=margin, bayes=bayes, fmt=fmt)
+        return
+    if fail_on == "worse-any":
+        raise McNemarError("--fail-on worse-any applies to --by-task")
     run_a, run_b = read_runs(
         runs, format=input_format, truth=truth, label=label_column,
         prediction=prediction_column, run_column=run_column,
@@ -293,3 +336,80 @@ def compare(
                    f"(a proportion) is not shown at alpha={alpha:g} (--fail-on inferior)",
                    err=True)
         sys.exit(ExitCode.INFERIOR)
+
+
+def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | None,
+                     run_column: str | None, run_values: str | None,
+                     sides: list[dict[str, Any]], id_columns: tuple[str, ...],
+                     task_column: str | None, tasks: tuple[str, ...], adjust: str,
+                     plot_path: str | None, fail_on: str | None, margin: float | None,
+                     bayes: bool, fmt: str, alpha: float, names: str | None,
+                     limits: Any, progress: bool | None, **options: Any) -> None:
+    """``--by-task``: read both sides (one run or one per task), compare task by task, print,
+    draw the forest plot, and exit by ``--fail-on``."""
+    from pathlib import Path
+
+    from mcnemar.pipeline import compare_runs
+    from mcnemar.tasks import read_suite_pair
+
+    if truth is not None:
+        raise McNemarError("--by-task compares result files task by task; it does not apply "
+                           "with --truth")
+    if margin is not None or bayes or fail_on == "inferior":
+        raise McNemarError("--margin, --bayes and --fail-on inferior do not apply to --by-task; "
+                           "compare one task at a time (--task NAME without --by-task)")
+    if plot_path is not None and Path(plot_path).suffix.lower() not in (".svg", ".png", ".pdf"):
+        raise McNemarError(f"--plot {plot_path}: the file must end in .svg, .png or .pdf")
+    ids = list(id_columns)
+    if task_column is not None:
+        if not ids:
+            raise McNemarError("--task-column needs --id: the column of the item id within "
+                               "a task (the task and the id together name an item)")
+        if task_column not in ids:
+            ids = [task_column, *ids]
+    read_options = {"id": None if not ids else ids[0] if len(ids) == 1 else ids,
+                    "score": options.pop("score"), "filter": options.pop("filter_name"),
+                    "value_key": options.pop("value_key"),
+                    "perturbation": options.pop("perturbation"),
+                    "sample": options.pop("sample"), "cluster": options.pop("cluster"),
+                    "limits": limits, "progress": progress}
+    if run_column is not None:
+        read_options = {k: v for k, v in read_options.items()
+                        if k not in ("filter", "value_key", "perturbation", "limits")}
+        read_options["run_column"] = run_column
+    side_a, side_b = read_suite_pair(
+        runs, runs=split_pair(run_values, "--runs"), format=input_format,
+        options_a=sides[0] or None, options_b=sides[1] or None, **read_options)
+    result = compare_runs(side_a, side_b, by_task=True, task=list(tasks) or None,
+                          task_column=task_column, adjust=adjust,
+                          names=split_pair(names, "--names"), alpha=alpha, **options)
+    if plot_path is not None:
+        if plot_path.lower().endswith(".svg"):
+            try:
+                Path(plot_path).write_text(result.to_svg() + "\n", encoding="utf-8")
+            except OSError as exc:
+                raise McNemarError(f"--plot {plot_path}: could not write the file: "
+                                   f"{exc.strerror or exc}") from None
+        else:
+            result.plot(plot_path)
+    emit(result, fmt)
+    a, b = result.names
+    worse_tasks = [t.task for t in result.worse]
+    if fail_on in ("worse", "worse-any") and result.overall_worse:
+        click.echo(f"mcnemar: {a} is significantly worse than {b} overall "
+                   f"({result.overall.headline}) at alpha={alpha:g} (--fail-on {fail_on})",
+                   err=True)
+        sys.exit(ExitCode.WORSE)
+    if fail_on == "worse-any" and worse_tasks:
+        shown = ", ".join(worse_tasks[:5]) + (", ..." if len(worse_tasks) > 5 else "")
+        how = "without adjustment" if adjust == "none" else f"after {adjust} adjustment"
+        click.echo(f"mcnemar: {a} is significantly worse than {b} on {len(worse_tasks)} "
+                   f"task{'s' if len(worse_tasks) != 1 else ''} {how} "
+                   f"at alpha={alpha:g}: {shown} (--fail-on worse-any)", err=True)
+        sys.exit(ExitCode.WORSE)
+    p = result.headline[3]
+    if fail_on == "different" and p is not None and p < alpha:
+        click.echo(f"mcnemar: {a} and {b} differ significantly overall "
+                   f"({result.overall.headline}) at alpha={alpha:g} (--fail-on different)",
+                   err=True)
+        sys.exit(ExitCode.DIFFERENT)
