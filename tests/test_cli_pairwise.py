@@ -11,8 +11,8 @@ import pytest
 from click.testing import CliRunner
 
 from mcnemar.cli import main
-from mcnemar.cli.pairwise import read_matrix_csv
 from mcnemar.errors import InputFileError
+from mcnemar.io import read_matrix
 
 pytest.importorskip("mcnemar.table")
 pytest.importorskip("mcnemar.inference")
@@ -98,9 +98,9 @@ def test_options_reach_the_library(matrix_csv: tuple[Path, np.ndarray]) -> None:
 def test_id_column_is_skipped(tmp_path: Path) -> None:
     x = _matrix()
     path = _write_csv(tmp_path / "ids.csv", x, NAMES, id_column=True)
-    names, correct = read_matrix_csv(str(path), "item")
-    assert names == NAMES
-    np.testing.assert_array_equal(correct, x)
+    m = read_matrix(path, id_column="item")
+    assert list(m.names) == NAMES
+    np.testing.assert_array_equal(m.correct, x)
     code, out, _ = _run("--matrix", str(path), "--id-column", "item", "--format", "json")
     assert code == 0 and json.loads(out)["names"] == NAMES
 
@@ -142,15 +142,36 @@ def test_bad_matrix_files(tmp_path: Path, content: str, message: str) -> None:
     assert message in err and str(path) in err
     assert len(err.strip().splitlines()) == 1
     with pytest.raises(InputFileError):
-        read_matrix_csv(str(path))
+        read_matrix(path)
+
+
+def test_matrix_as_jsonl_and_parquet(matrix_csv: tuple[Path, np.ndarray],
+                                     tmp_path: Path) -> None:
+    path, x = matrix_csv
+    code, expected, _ = _run("--matrix", str(path), "--format", "json")
+    assert code == 0
+    jsonl = tmp_path / "scores.jsonl"
+    jsonl.write_text("".join(json.dumps({n: int(x[k, j]) for k, n in enumerate(NAMES)}) + "\n"
+                             for j in range(x.shape[1])))
+    code, out, err = _run("--matrix", str(jsonl), "--format", "json")
+    assert code == 0, err
+    assert out == expected
+    pa = pytest.importorskip("pyarrow")
+    pq = pytest.importorskip("pyarrow.parquet")
+    parquet = tmp_path / "scores.parquet"
+    pq.write_table(pa.table({n: x[k].astype(bool) for k, n in enumerate(NAMES)}), parquet)
+    code, out, err = _run("--matrix", str(parquet), "--format", "json")
+    assert code == 0, err
+    assert out == expected
 
 
 def test_true_false_cells_and_blank_lines(tmp_path: Path) -> None:
     path = tmp_path / "tf.csv"
     path.write_text("a,b\ntrue,false\n\nFALSE,1\n1.0,0.0\n")
-    names, correct = read_matrix_csv(str(path))
-    assert names == ["a", "b"]
-    assert correct.tolist() == [[1, 0, 1], [0, 1, 0]]
+    path.write_text("a,b\ntrue,false\n\nFALSE,1\n1.0,0.0\nyes,No\n")
+    m = read_matrix(path)
+    assert m.names == ("a", "b")
+    assert m.correct.tolist() == [[1, 0, 1, 1], [0, 1, 0, 0]]
 
 
 @pytest.mark.parametrize(
@@ -219,3 +240,71 @@ def test_run_files_missing_items(tmp_path: Path) -> None:
     code, out, err = _run(str(a), str(b), str(c), "--on-missing", "intersect", "--format", "json")
     assert code == 0, err
     assert json.loads(out)["n"] == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# run identities: the checks compare makes, for every two runs
+
+
+def _inspect_log(path: Path, task: str, scorer: str, outcomes: list[int],
+                 inputs: list[str] | None = None) -> str:
+    samples = []
+    for i, v in enumerate(outcomes):
+        sample = {"id": f"q{i}", "epoch": 1, "scores": {scorer: {"value": "C" if v else "I"}}}
+        if inputs is not None:
+            sample.update({"input": inputs[i], "target": "x"})
+        samples.append(sample)
+    path.write_text(json.dumps({"eval": {"task": task}, "samples": samples}))
+    return str(path)
+
+
+OUTCOMES = [[1, 1, 0, 1, 0, 1], [0, 1, 0, 1, 1, 0], [1, 0, 0, 0, 1, 1]]
+
+
+def test_runs_of_different_tasks_are_refused_unless_allowed(tmp_path: Path) -> None:
+    paths = [_inspect_log(tmp_path / f"{n}.json", t, "match", o)
+             for n, t, o in zip("abc", ["arith", "arith", "geo"], OUTCOMES, strict=True)]
+    code, out, err = _run(*paths)
+    assert code == 2 and out == ""
+    assert err.startswith("mcnemar: error: the runs are of different tasks: task 'arith' in A")
+    assert "'geo' in B" in err and paths[2] in err and "--allow-different-tasks" in err
+    assert len(err.strip().splitlines()) == 1
+    code, out, err = _run(*paths, "--allow-different-tasks", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    expected = library_pairwise(np.array(OUTCOMES, dtype=np.int8), names=doc["names"])
+    assert doc == json.loads(json.dumps(expected.to_dict()))
+    assert err.count("mcnemar: warning:") == 2  # a and c, b and c
+    assert "allow_different_tasks was set" in err
+
+
+def test_runs_scored_differently_are_refused_unless_allowed(tmp_path: Path) -> None:
+    paths = [_inspect_log(tmp_path / f"{n}.json", "arith", s, o)
+             for n, s, o in zip("abc", ["match", "includes", "match"], OUTCOMES, strict=True)]
+    code, _, err = _run(*paths)
+    assert code == 2
+    assert err.startswith(f"mcnemar: error: {paths[0]} (A) and {paths[1]} (B): the runs were "
+                          "scored differently")
+    assert "--allow-different-scorers" in err and len(err.strip().splitlines()) == 1
+    code, out, err = _run(*paths, "--allow-different-scorers", "--format", "json")
+    assert code == 0, err
+    assert json.loads(out)["n"] == 6 and "scored differently" in err
+
+
+def test_paired_items_must_hold_the_same_content(tmp_path: Path) -> None:
+    same = [f"question {i}" for i in range(6)]
+    other = [*same[:3], "another question", *same[4:]]
+    paths = [_inspect_log(tmp_path / "a.json", "arith", "match", OUTCOMES[0], same),
+             _inspect_log(tmp_path / "b.json", "arith", "match", OUTCOMES[1], same),
+             _inspect_log(tmp_path / "c.json", "arith", "match", OUTCOMES[2], other)]
+    code, _, err = _run(*paths)
+    assert code == 2 and "1 of 6 paired items differ in input/target" in err
+    assert "'q3'" in err and "--allow-different-tasks" in err
+    code, _, err = _run(*paths, "--allow-different-tasks")
+    assert code == 0 and "1 of the paired items differ in content" in err
+
+
+def test_identity_flags_only_apply_to_run_files(matrix_csv: tuple[Path, np.ndarray]) -> None:
+    path, _ = matrix_csv
+    code, _, err = _run("--matrix", str(path), "--allow-different-tasks")
+    assert code == 2 and "--allow-different-tasks only apply to run files" in err

@@ -265,3 +265,32 @@ def test_no_common_items_is_an_error_even_when_intersecting() -> None:
     b = run("b", ["1", "2", "3"], [1, 0, 1])
     with pytest.raises(AlignmentError, match=r"share no scored item in common.*differ in type"):
         align(a, b, on_missing="intersect")
+
+
+def test_align_many_checks_every_two_runs_identities() -> None:
+    from mcnemar.errors import McNemarWarning
+    from mcnemar.io import RunIdentity, TaskIdentity
+
+    def logged(name: str, task: str | None, scorer: str) -> RunResults:
+        identity = RunIdentity(harness="inspect", tasks=(TaskIdentity(name=task,
+                                                                      scorer=scorer),))
+        return RunResults(name=name, path=f"{name}.eval", format="inspect", records=2,
+                          keys=np.array(["x", "y"], dtype=object),
+                          scores=np.array([1.0, 0.0]), identity=identity)
+
+    # the first run names no task, so only comparing b with c finds the difference
+    runs = [logged("a", None, "match"), logged("b", "t1", "match"), logged("c", "t2", "match")]
+    with pytest.raises(McNemarError, match=r"different tasks: task 't1' in A \(b.eval\) and "
+                                           r"'t2' in B \(c.eval\)"):
+        align_many(runs)
+    with pytest.warns(McNemarWarning, match="b.eval and c.eval: the runs are of different"):
+        keys, correct = align_many(runs, allow_different_tasks=True)
+    assert keys.tolist() == ["x", "y"] and correct.tolist() == [[1, 0]] * 3
+    scored = [logged("a", "t", "match"), logged("b", "t", "includes")]
+    with pytest.raises(McNemarError, match=r"^a.eval \(A\) and b.eval \(B\): the runs were "
+                                           "scored differently") as info:
+        align_many(scored)
+    assert info.value.argument == "score"  # the library's own hint survives the prefix
+    assert "allow_different_scorers" in info.value.arguments
+    with pytest.warns(McNemarWarning, match="scored differently"):
+        align_many(scored, allow_different_scorers=True)

@@ -1,14 +1,15 @@
 """``mcnemar pairwise``: compare many runs on the same items.
 
 The runs come either as result files (one per run, read and aligned on their item keys by
-:mod:`mcnemar.io`) or as one wide CSV (``--matrix``: one 0/1 column per model, one row per
-item). Everything statistical is :func:`mcnemar.multiple.pairwise`; the plots are
-:mod:`mcnemar.plotting`.
+:mod:`mcnemar.io`, with the same identity checks as ``compare``) or as one wide table
+(``--matrix``: one 0/1 column per model, one row per item, read by
+:func:`mcnemar.io.read_matrix`). Everything statistical is
+:func:`mcnemar.multiple.pairwise`; the plots are :mod:`mcnemar.plotting`.
 """
 
 from __future__ import annotations
 
-import csv
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -23,79 +24,9 @@ from mcnemar.cli._common import (
     handle_errors,
     names_option,
 )
-from mcnemar.errors import InputFileError, McNemarError
+from mcnemar.errors import McNemarError, McNemarWarning
 
 __all__ = ["pairwise"]
-
-_TRUE = {"1", "1.0", "true", "True", "TRUE"}
-_FALSE = {"0", "0.0", "false", "False", "FALSE"}
-
-
-def read_matrix_csv(path: str, id_column: str | None = None) -> tuple[list[str], Any]:
-    """Read a wide 0/1 CSV: a header of model names, then one row per item.
-
-    Returns the model names and the K x N int8 correctness matrix. ``id_column`` names a
-    column of item keys to skip.
-    """
-    import numpy as np
-
-    try:
-        handle = open(path, newline="", encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputFileError(f"cannot open the file: {exc.strerror}", path=path) from None
-    with handle:
-        reader = csv.reader(handle)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise InputFileError(
-                "the file is empty; expected a header of model names, then one row of 0/1 "
-                "per item",
-                path=path,
-            ) from None
-        except (csv.Error, UnicodeDecodeError) as exc:
-            raise InputFileError(f"not a readable CSV file: {exc}", path=path, line=1) from None
-        header = [h.strip() for h in header]
-        keep = list(range(len(header)))
-        if id_column is not None:
-            if id_column not in header:
-                raise InputFileError(
-                    f"--id-column {id_column!r} is not a column; the columns are {header!r}",
-                    path=path, line=1,
-                )
-            keep.remove(header.index(id_column))
-        names = [header[i] for i in keep]
-        rows: list[list[int]] = []
-        line = 1
-        try:
-            for line, row in enumerate(reader, start=2):
-                if not row or all(not cell.strip() for cell in row):
-                    continue
-                if len(row) != len(header):
-                    raise InputFileError(
-                        f"expected {len(header)} values (one per column of the header), got "
-                        f"{len(row)}",
-                        path=path, line=line,
-                    )
-                values = []
-                for i in keep:
-                    cell = row[i].strip()
-                    if cell in _TRUE:
-                        values.append(1)
-                    elif cell in _FALSE:
-                        values.append(0)
-                    else:
-                        raise InputFileError(
-                            f"column {header[i]!r} has {cell!r}; every model column must hold "
-                            "0/1 (or true/false) for every item",
-                            path=path, line=line,
-                        )
-                rows.append(values)
-        except (csv.Error, UnicodeDecodeError) as exc:
-            raise InputFileError(f"not a readable CSV file: {exc}", path=path, line=line) from None
-    if not rows:
-        raise InputFileError("the file has a header but no items", path=path)
-    return names, np.asarray(rows, dtype=np.int8).T
 
 
 def _read_runs(
@@ -105,11 +36,22 @@ def _read_runs(
     on_missing: str,
     threshold: float | None,
     reduce: str | None,
+    allow_different_tasks: bool,
+    allow_different_scorers: bool,
 ) -> tuple[list[str], Any]:
     from mcnemar.io import align_many, read_run
 
     runs = [read_run(p, score=score) for p in paths]
-    _, correct = align_many(runs, on_missing=on_missing, threshold=threshold, reduce=reduce)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", McNemarWarning)
+        _, correct = align_many(runs, on_missing=on_missing, threshold=threshold,
+                                reduce=reduce, allow_different_tasks=allow_different_tasks,
+                                allow_different_scorers=allow_different_scorers)
+    for warning in caught:
+        if issubclass(warning.category, McNemarWarning):
+            click.echo(f"mcnemar: warning: {warning.message}", err=True)
+        else:
+            warnings.warn(warning.message, warning.category, stacklevel=1)
     names = []
     for path, run in zip(paths, runs, strict=True):
         name = getattr(run, "name", None)
@@ -140,10 +82,10 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
 )
 @click.argument("runs", nargs=-1, type=click.Path(dir_okay=True, path_type=str))
 @click.option("--matrix", "matrix_file", type=click.Path(dir_okay=False, path_type=str),
-              help="A wide CSV instead of run files: a header of model names, then one row of "
-                   "0/1 per item.")
+              help="A wide table instead of run files (CSV, JSON Lines or Parquet): one 0/1 "
+                   "column per model (named in the header), one row per item.")
 @click.option("--id-column", default=None, metavar="NAME",
-              help="With --matrix: a column of item keys to skip.")
+              help="With --matrix: the column of item ids (not a model; ids may not repeat).")
 @names_option("Comma-separated model names, in input order (default: file names, or the "
               "CSV header).", metavar="A,B,...")
 @click.option("--baseline", default=None, metavar="NAME_OR_INDEX",
@@ -169,6 +111,12 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
               help="Run files: a score >= THRESHOLD counts as right (for non-0/1 scores).")
 @click.option("--reduce", type=click.Choice(["mean", "majority", "first"]), default=None,
               help="Run files: how to combine several samples (epochs) of one item.")
+@click.option("--allow-different-tasks", is_flag=True, default=False,
+              help="Run files: pair runs whose tasks or datasets differ, or whose paired items "
+                   "differ in content (refused by default); a warning on stderr says so.")
+@click.option("--allow-different-scorers", is_flag=True, default=False,
+              help="Run files: pair runs scored by different scorers, metrics or filters "
+                   "(refused by default); a warning on stderr says so.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=str),
               default=None, help="Also draw a plot to this .png/.svg/.pdf file.")
 @click.option("--plot-kind", type=click.Choice(["auto", "heatmap", "forest"]), default="auto",
@@ -192,6 +140,8 @@ def pairwise(
     on_missing: str,
     threshold: float | None,
     reduce: str | None,
+    allow_different_tasks: bool,
+    allow_different_scorers: bool,
     plot_path: str | None,
     plot_kind: str,
     fmt: str,
@@ -219,6 +169,9 @@ def pairwise(
                                        ("--reduce", reduce)) if value is not None]
         if on_missing != "error":
             used.append("--on-missing")
+        used += [flag for flag, on in (("--allow-different-tasks", allow_different_tasks),
+                                       ("--allow-different-scorers", allow_different_scorers))
+                 if on]
         if used:
             raise McNemarError(
                 f"{', '.join(used)} only apply to run files, not to --matrix FILE"
@@ -228,10 +181,15 @@ def pairwise(
 
         plotting._check_path(plot_path)  # refuse a bad file name before any work
     if matrix_file is not None:
-        model_names, correct = read_matrix_csv(matrix_file, id_column)
+        from mcnemar.io import read_matrix
+
+        matrix = read_matrix(matrix_file, id_column=id_column)
+        model_names, correct = list(matrix.names), matrix.correct
     else:
         model_names, correct = _read_runs(
-            runs, score=score, on_missing=on_missing, threshold=threshold, reduce=reduce
+            runs, score=score, on_missing=on_missing, threshold=threshold, reduce=reduce,
+            allow_different_tasks=allow_different_tasks,
+            allow_different_scorers=allow_different_scorers,
         )
     if names is not None:
         given = [n.strip() for n in names.split(",")]

@@ -19,6 +19,7 @@ by :mod:`mcnemar.io._frames`, which applies exactly the same rules; only counts 
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import repeat
@@ -26,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mcnemar.errors import AlignmentError, McNemarError, option
+from mcnemar.errors import AlignmentError, McNemarError, McNemarWarning, option
 from mcnemar.io._run import RunResults, object_array
 from mcnemar.io._summary import CLUSTER as CLUSTER
 from mcnemar.io._summary import ON_MISSING as ON_MISSING
@@ -586,12 +587,21 @@ def align_many(
     on_missing: str = "error",
     threshold: float | None = None,
     reduce: str | None = None,
+    allow_different_tasks: bool = False,
+    allow_different_scorers: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Pair K runs on their common items: the key of each item and a K x N 0/1 matrix.
 
     Same rules as :func:`align`: strict by default (every run must have every item, once,
     with a 0/1 score), ``on_missing="intersect"`` keeps the items present and scored in all
     runs. Items are in the first run's order; row k of ``correct`` is ``runs[k]``.
+
+    The runs' identities are checked two by two as :func:`align` checks two
+    (:func:`~mcnemar.io.identity.check_identities`): runs of different tasks or datasets, or
+    scored differently, are refused unless ``allow_different_tasks`` /
+    ``allow_different_scorers``, and items recorded with their content must have the same
+    content in every run. What an override lets through is issued as a
+    :class:`~mcnemar.errors.McNemarWarning`.
 
     Examples
     --------
@@ -609,6 +619,7 @@ def align_many(
     if len(runs) < 2:
         raise McNemarError(f"align_many needs at least two runs, got {len(runs)}")
     loaded = [r.load() for r in runs]
+    overridden = _check_many(loaded, allow_different_tasks, allow_different_scorers)
     problems: list[str] = []
     items = [_items(r, threshold, reduce, problems) for r in loaded]
     base = items[0]
@@ -647,4 +658,38 @@ def align_many(
     if problems:
         raise AlignmentError("cannot pair the runs: " + "; ".join(problems))
     keep = present & scored.all(axis=0)
+    for k in range(1, len(runs)):
+        ia = np.flatnonzero(keep)
+        _, _, differ = _check_content(loaded[0], loaded[k], base, items[k], ia, index[k][ia],
+                                      allow_different_tasks)
+        if differ:
+            overridden.append(f"{differ} of the paired items differ in content between "
+                              f"{loaded[0].path} and {loaded[k].path} (compared because "
+                              "allow_different_tasks was set)")
+    for text in dict.fromkeys(overridden):
+        warnings.warn(text, McNemarWarning, stacklevel=2)
     return base.keys[keep], values[:, keep].astype(np.int8)
+
+
+def _check_many(runs: list[RunResults], allow_different_tasks: bool,
+                allow_different_scorers: bool) -> list[str]:
+    """Check the identities of every two runs; make each run's keys pair with the first's.
+
+    Returns what the overrides let through. A refusal names the two runs.
+    """
+    overridden: list[str] = []
+    for i in range(len(runs)):
+        for k in range(i + 1, len(runs)):
+            a, b = runs[i], runs[k]
+            try:
+                check = check_identities(a.identity, b.identity, path_a=a.path, path_b=b.path,
+                                         allow_different_tasks=allow_different_tasks,
+                                         allow_different_scorers=allow_different_scorers)
+            except McNemarError as exc:
+                if b.path in exc.template:
+                    raise
+                raise McNemarError(f"{a.path} (A) and {b.path} (B): {exc.template}") from None
+            overridden.extend(f"{a.path} and {b.path}: {text}" for text in check.overridden)
+            if i == 0:
+                runs[0], runs[k] = _harmonize(a, b, check)
+    return overridden
