@@ -316,6 +316,32 @@ def test_exact_power_matches_enumeration_of_every_table() -> None:
         assert power(n, p10, p01, margin=margin).power == pytest.approx(want, abs=1e-12)
 
 
+def test_exact_power_to_full_precision_against_mpmath() -> None:
+    """Large n: the sum over m with 40-digit binomial weights and tails (the thresholds t(m)
+    are the function's own, checked above by enumeration) agrees to ~1e-14 relative."""
+    from scipy import special
+
+    from mcnemar.margin import _thresholds
+    from mcnemar.margin_planning import power
+
+    mpmath.mp.dps = 40
+    for n, p10, p01, margin in [(2000, 0.05, 0.05, 0.01), (500, 0.105, 0.095, 0.01)]:
+        psi, theta = mpmath.mpf(p10) + mpmath.mpf(p01), mpmath.mpf(p10) / (
+            mpmath.mpf(p10) + mpmath.mpf(p01))
+        cut = float(np.nextafter(special.ndtri(0.95), np.inf))
+        m = np.arange(n + 1, dtype=float)
+        t = _thresholds(m, float(n), margin, cut).astype(int)
+        want = mpmath.mpf(0)
+        for mi, ti in zip(range(n + 1), t, strict=True):
+            weight = mpmath.binomial(n, mi) * psi**mi * (1 - psi) ** (n - mi)
+            if weight < mpmath.mpf(10) ** -25 or ti > mi:
+                continue
+            tail = 1 if ti <= 0 else mpmath.betainc(ti, mi - ti + 1, 0, theta, regularized=True)
+            want += weight * tail
+        got = power(n, p10, p01, margin=margin).power
+        assert got == pytest.approx(float(want), rel=1e-14, abs=0)
+
+
 def test_exact_power_matches_simulation() -> None:
     from mcnemar.margin_planning import power
 
