@@ -29,6 +29,7 @@ venv helm --no-deps "crfm-helm==0.5.16"
     "rouge-score~=0.1.2"
 
 "$ROOT/inspect/bin/python" "$HERE/gen_inspect.py" "$OUT/inspect"
+"$ROOT/inspect/bin/python" "$HERE/gen_inspect_tasks.py" "$OUT/inspect_tasks"
 "$ROOT/inspect-old/bin/python" "$HERE/gen_inspect.py" "$OUT/inspect_old" --legacy
 "$ROOT/lmeval/bin/python" "$HERE/gen_lmeval.py" "$OUT/lmeval"
 "$ROOT/evals/bin/python" "$HERE/gen_openai_evals.py" "$OUT/openai_evals"
