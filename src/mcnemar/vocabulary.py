@@ -22,6 +22,8 @@ tuple                          names (what ``names(...)`` returns)              
 :data:`POWER_METHODS`          exact, midp, asymptotic, connor                    ``method``
 :data:`REDUCE`                 mean, majority, first, cluster                     ``reduce``
 :data:`ON_MISSING`             error, intersect                                   ``on_missing``
+:data:`FAIL_ON`                worse, worse-any, different, inferior              ``--fail-on``
+:data:`PLOT_KINDS`             auto, heatmap, forest                              ``--plot-kind``
 :data:`OUTPUT_FORMATS`         text, markdown, json                               ``--format``
 :func:`input_formats`          the readers' formats (from :mod:`mcnemar.io`)      ``format``
 =============================  =================================================  =================
@@ -128,10 +130,12 @@ __all__ = [
     "ALTERNATIVES",
     "CLUSTERED_METHODS",
     "DIFFERENCE_INTERVALS",
+    "FAIL_ON",
     "MARGIN_METHODS",
     "ODDS_RATIO_INTERVALS",
     "ON_MISSING",
     "OUTPUT_FORMATS",
+    "PLOT_KINDS",
     "POWER_METHODS",
     "RATIO_INTERVALS",
     "REDUCE",
@@ -275,6 +279,23 @@ REDUCE: tuple[Term, ...] = (
 ON_MISSING: tuple[Term, ...] = (
     Term("error", "refuse", "error"),
     Term("intersect", "drop and report how many", "intersect"),
+)
+
+#: When the command line exits with a failure code after its report (``--fail-on``; the codes
+#: are :class:`mcnemar.cli._common.ExitCode`).
+FAIL_ON: tuple[Term, ...] = (
+    Term("worse", "A significantly worse than B (exit 3)", "worse"),
+    Term("worse-any", "A significantly worse on any task, after adjustment, or overall (exit 3)",
+         "worse on any task"),
+    Term("different", "A and B significantly different, either way (exit 4)", "different"),
+    Term("inferior", "non-inferiority by the margin not shown (exit 5)", "inferior"),
+)
+
+#: Plots of many comparisons (``pairwise --plot-kind``).
+PLOT_KINDS: tuple[Term, ...] = (
+    Term("auto", "heatmap for all pairs, forest plot against a baseline", "auto"),
+    Term("heatmap", "heatmap of the adjusted p-values of all pairs", "heatmap"),
+    Term("forest", "forest plot of the differences with their intervals", "forest"),
 )
 
 #: Output formats of the command line (``--format``).

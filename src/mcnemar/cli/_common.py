@@ -11,11 +11,12 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar, overload
 
 import click
 
+from mcnemar import vocabulary
 from mcnemar.errors import McNemarError
 
 __all__ = [
@@ -26,10 +27,13 @@ __all__ = [
     "InputFormatChoice",
     "alpha_option",
     "alternative_option",
+    "command_flags",
     "confidence_level_option",
     "emit",
     "handle_errors",
     "names_option",
+    "spell_argument",
+    "spelled_for_command",
     "split_pair",
 ]
 
@@ -56,7 +60,7 @@ class ExitCode(enum.IntEnum):
 FORMAT_OPTION = click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "markdown", "json"], case_sensitive=False),
+    type=click.Choice(vocabulary.names(vocabulary.OUTPUT_FORMATS), case_sensitive=False),
     default="text",
     show_default=True,
     help="Output format: a readable report, markdown (e.g. for a pull-request comment) or JSON.",
@@ -66,7 +70,7 @@ FORMAT_OPTION = click.option(
 def alternative_option(help: str) -> Callable[[F], F]:
     """``--alternative``: the direction of the test (the help says what it means here)."""
     return click.option(
-        "--alternative", type=click.Choice(["two-sided", "greater", "less"]),
+        "--alternative", type=click.Choice(vocabulary.names(vocabulary.ALTERNATIVES)),
         default="two-sided", show_default=True, help=help,
     )
 
@@ -91,7 +95,8 @@ def names_option(help: str, metavar: str | None = None) -> Callable[[F], F]:
 def MARGIN_OPTIONS(func: F) -> F:
     """``--margin``, ``--equivalence`` and ``--margin-method`` (tests against a margin)."""
     func = click.option(
-        "--margin-method", type=click.Choice(["score", "unconditional"]), default="score",
+        "--margin-method", type=click.Choice(vocabulary.names(vocabulary.MARGIN_METHODS)),
+        default="score",
         show_default=True,
         help="With --margin: Tango's score test, or its exact unconditional version (N <= 5000).",
     )(func)
@@ -107,18 +112,36 @@ def MARGIN_OPTIONS(func: F) -> F:
     )(func)
 
 
-def handle_errors(func: F) -> F:
+@overload
+def handle_errors(func: F) -> F: ...
+
+
+@overload
+def handle_errors(*, flags: Mapping[str, str]) -> Callable[[F], F]: ...
+
+
+def handle_errors(
+    func: F | None = None, *, flags: Mapping[str, str] | None = None
+) -> F | Callable[[F], F]:
     """Turn :class:`McNemarError` into one line on stderr and exit code 2 (no traceback).
 
-    Set ``MCNEMAR_DEBUG=1`` to see the traceback of unexpected errors.
+    The arguments the error names (:attr:`McNemarError.arguments`) are spelled as the running
+    command's flags (see :func:`command_flags`); ``flags`` maps the arguments whose flag is
+    not their name, e.g. ``@handle_errors(flags={"format": "--input-format"})``. Set
+    ``MCNEMAR_DEBUG=1`` to see the traceback of unexpected errors.
     """
+    if func is None:
+        return functools.partial(_handle_errors, flags=dict(flags or {}))
+    return _handle_errors(func, flags={})
 
+
+def _handle_errors(func: F, flags: dict[str, str]) -> F:
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
         except McNemarError as exc:
-            click.echo(f"mcnemar: error: {spelled_for_command(exc)}", err=True)
+            click.echo(f"mcnemar: error: {spelled_for_command(exc, flags)}", err=True)
             sys.exit(ExitCode.BAD_INPUT)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
@@ -135,32 +158,52 @@ def handle_errors(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-def spelled_for_command(exc: McNemarError) -> str:
-    """The message with the library keywords it names spelled as the running command's flags.
+def command_flags(
+    command: click.Command, overrides: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Library argument -> the flag that sets it in ``command``.
 
-    A keyword is spelled as the option of the same parameter name (``on_missing`` ->
-    ``--on-missing``); a keyword the command has no option for stays a keyword.
+    An argument is set by the option of the same parameter name (``on_missing`` ->
+    ``--on-missing``), or else by the option spelled ``"--" + argument.replace("_", "-")``
+    (``power`` -> ``--power`` whatever the parameter is called); ``overrides`` comes last, for
+    an option named otherwise (``{"format": "--input-format"}``). An override may carry its
+    own placeholder (``"--max-inflated-mb MB"``).
     """
+    flags: dict[str, str] = {}
+    spelled: dict[str, str] = {}
+    for param in command.params:
+        if not isinstance(param, click.Option):
+            continue
+        longs = [o for o in param.opts if o.startswith("--")]
+        if longs and param.name:
+            flags[param.name] = longs[0]
+            for flag in longs:
+                spelled[flag[2:].replace("-", "_")] = flag
+    for argument, flag in spelled.items():
+        flags.setdefault(argument, flag)
+    flags.update(overrides or {})
+    return flags
+
+
+def spell_argument(keyword: str, value: str, flags: Mapping[str, str]) -> str:
+    """One argument named in a message (``keyword``, example ``value``) as a flag of ``flags``;
+    a keyword without a flag stays a keyword (``score=NAME``)."""
+    flag = flags.get(keyword)
+    if flag is None:
+        return f"{keyword}={value}" if value else keyword
+    if " " in flag or value in ("", "True"):
+        return flag
+    return f"{flag} {value.replace(chr(39), '')}"
+
+
+def spelled_for_command(exc: McNemarError, overrides: Mapping[str, str] | None = None) -> str:
+    """The message with the library keywords it names spelled as the running command's flags
+    (:func:`command_flags`); outside a command, ``str(exc)``."""
     ctx = click.get_current_context(silent=True)
     if not exc.arguments or ctx is None:
         return str(exc)
-    flags: dict[str, str] = {}
-    for param in ctx.command.params:
-        longs = [o for o in param.opts if o.startswith("--")] if isinstance(param, click.Option) \
-            else []
-        if longs and param.name:
-            flags[param.name] = longs[0]
-    known = set(flags.values())
-
-    def spell(keyword: str, value: str) -> str:
-        flag = flags.get(keyword)
-        if flag is None and "--" + keyword.replace("_", "-") in known:
-            flag = "--" + keyword.replace("_", "-")
-        if flag is None:
-            return f"{keyword}={value}" if value else keyword
-        return flag if value in ("", "True") else f"{flag} {value.replace(chr(39), '')}"
-
-    return exc.spelled(spell)
+    flags = command_flags(ctx.command, overrides)
+    return exc.spelled(lambda keyword, value: spell_argument(keyword, value, flags))
 
 
 def emit(

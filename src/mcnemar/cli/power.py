@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from mcnemar import vocabulary
 from mcnemar.cli._common import (
     FORMAT_OPTION,
     alpha_option,
@@ -59,7 +60,7 @@ __all__ = ["power"]
 @click.option("--power", "target", type=float, default=None,
               help="Target power for the sample size or --mde (default 0.8).")
 @alternative_option("greater: H1 is that A is more accurate than B.")
-@click.option("--method", type=click.Choice(["exact", "midp", "asymptotic", "connor"]),
+@click.option("--method", type=click.Choice(vocabulary.names(vocabulary.POWER_METHODS)),
               default="exact", show_default=True,
               help="Test whose power is computed (exactly); connor = Connor's (1987) normal "
                    "approximation.")

@@ -16,8 +16,10 @@ from mcnemar.cli._common import (
     confidence_level_option,
     emit,
     handle_errors,
+    spelled_for_command,
 )
 from mcnemar.errors import McNemarError
+from mcnemar.validation import check_open_unit
 
 __all__ = ["test"]
 
@@ -40,20 +42,6 @@ def _parse_count(option: str, text: str | None) -> int | float | None:
         raise McNemarError(
             f"{option} must be a whole number of items (>= 0), got {text!r}"
         ) from None
-
-
-def _check_levels(*, alpha: float, confidence_level: float) -> None:
-    """Refuse levels outside (0, 1) naming the option, with a valid example (and the
-    proportion meant when a percentage was typed)."""
-    for option, value, example in (
-        ("--alpha", alpha, "0.05"),
-        ("--confidence-level", confidence_level, "0.95 for 95%"),
-    ):
-        if not 0.0 < value < 1.0:
-            hint = f"; for {value:g}% give {value / 100:g}" if 2.0 <= value < 100.0 else ""
-            raise McNemarError(
-                f"{option} must be strictly between 0 and 1 (e.g. {example}), got {value:g}{hint}"
-            )
 
 
 def _pick(values: dict[str, str | None], cell: str) -> tuple[str, str] | None:
@@ -156,13 +144,14 @@ def test(
     try:
         table = PairedTable(**values)
     except McNemarError as exc:
-        # Name the option the user typed rather than the internal cell letter.
-        message = str(exc)
-        for cell, entry in cells.items():
-            if entry is not None and message.startswith(f"{cell} "):
-                message = f"{entry[0]}{message[len(cell) :]}"
-        raise McNemarError(message) from None
-    _check_levels(alpha=alpha, confidence_level=confidence_level)
+        # Name the option the user typed (--only-b-wrong) rather than the cell's (--b).
+        typed = {cell: entry[0] for cell, entry in cells.items() if entry is not None}
+        raise McNemarError(
+            spelled_for_command(exc, typed), argument=exc.argument
+        ) from None
+    # Checked here, before the report, so that a level typed as a percentage is named first.
+    check_open_unit(alpha, "alpha")
+    check_open_unit(confidence_level, "confidence_level")
     if fail_on == "inferior" and margin is None:
         raise McNemarError("--fail-on inferior needs --margin (e.g. --margin 0.01 for 1 point)")
     report = analyze(
