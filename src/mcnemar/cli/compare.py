@@ -194,7 +194,7 @@ internal error.""",
 @names_option("Display names A,B (default: model names from the files).")
 @alternative_option("greater: A (candidate) is more accurate than B (baseline).")
 @alpha_option("Significance level of the conclusion and of --fail-on.")
-@confidence_level_option()
+@confidence_level_option("Confidence level of the intervals.")
 @click.option("--fail-on", type=click.Choice(["worse", "worse-any", "different", "inferior"]),
               help="Exit 3 if A is significantly worse than B (worse; --by-task: the "
                    "headline overall) or, with worse-any, on any task after adjustment or "

@@ -148,6 +148,10 @@ def pairwise(
 ) -> None:
     """Compare many runs on the same items: all pairs, adjusted p-values, letter groups.
 
+    RUNS are result files, one per run, in any format that 'mcnemar compare' reads; they are
+    paired on their item ids with the same checks (same task, same scorer). Or give one wide
+    table with --matrix FILE instead: a 0/1 column per model, a row per item.
+
     \b
     Examples:
       mcnemar pairwise base.jsonl big.jsonl small.jsonl
