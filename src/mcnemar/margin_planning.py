@@ -59,7 +59,12 @@ from mcnemar.errors import McNemarError
 from mcnemar.margin import _check_margin, _thresholds, describe_margin
 
 # From the submodules, not the package: mcnemar.planning.power and sample_size call this module.
-from mcnemar.planning._kernel import _binom_sf, _flat_weights
+from mcnemar.planning._kernel import (
+    _binom_sf,
+    _first_and_stable,
+    _flat_weights,
+    _smallest_n,
+)
 from mcnemar.planning._results import _power_markdown, _quantity_markdown, _setting_rows
 from mcnemar.planning._settings import one_setting, power_settings
 from mcnemar.planning._validation import _check_open_unit
@@ -394,18 +399,12 @@ def sample_size(
     def exact(k: int) -> float:
         return _exact_power_one(k, a, b, margin, alpha)
 
-    hi = max(2, math.ceil(n_approx))
-    while exact(hi) < target:
-        hi *= 2
-        if hi > 2**40:
+    def reaches(k: int) -> bool:
+        if k > 2**40:
             raise McNemarError("no sample size below 2**40 items reaches the target power")
-    lo = 0
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if exact(mid) >= target:
-            hi = mid
-        else:
-            lo = mid
+        return exact(k) >= target
+
+    hi = _smallest_n(reaches, 0, max(2, math.ceil(n_approx)))
     width = min(300, max(20, hi // 20))
     ns = np.arange(max(1, hi - width), hi + width + 1)
     powers = np.array([exact(int(k)) for k in ns])
@@ -413,10 +412,7 @@ def sample_size(
         more = np.arange(ns[-1] + 1, ns[-1] + width + 1)
         ns = np.concatenate([ns, more])
         powers = np.concatenate([powers, [exact(int(k)) for k in more]])
-    meets = powers >= target
-    first = int(np.argmax(meets))
-    failing = np.flatnonzero(~meets)
-    stable = max(first, int(failing[-1]) + 1 if failing.size else 0)
+    first, stable = _first_and_stable(powers >= target)
     return MarginSampleSizeResult(
         n=int(ns[stable]), n_first=int(ns[first]), power=float(powers[stable]),
         power_first=float(powers[first]), n_approx=n_approx, n_checked=int(ns[-1]),

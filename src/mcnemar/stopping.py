@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from mcnemar.errors import McNemarError
+from mcnemar.planning._kernel import _smallest_n
 from mcnemar.sequential import _check_alpha, _check_alternative, _check_prior, _json, _log_e
 
 __all__ = ["StoppingTimeResult", "stopping_time"]
@@ -270,13 +271,5 @@ def _item_quantile(q: float, stop_m: FloatArray, stop_p: FloatArray, psi: float)
         tail = special.betainc(stop_m, np.maximum(n - stop_m + 1.0, 1.0), psi)
         return float(np.dot(stop_p, np.where(reached, tail, 0.0)))
 
-    lo, hi = int(stop_m[0]) - 1, int(stop_m[0])
-    while cdf(hi) < q:
-        lo, hi = hi, 2 * hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if cdf(mid) >= q:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    # The first stop comes after stop_m[0] items at the earliest.
+    return _smallest_n(lambda n: cdf(n) >= q, int(stop_m[0]) - 1, int(stop_m[0]))

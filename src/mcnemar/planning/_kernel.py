@@ -1,11 +1,12 @@
 """The exact power of McNemar's tests (see :mod:`mcnemar.planning` for the method): binomial
-probabilities, the critical counts ``j(m)``, the recurrence along runs of ``m``, and Connor's
-(1987) normal approximation.
+probabilities, the critical counts ``j(m)``, the recurrence along runs of ``m``, Connor's
+(1987) normal approximation, and the search over the number of items that sample sizes share.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -120,12 +121,15 @@ def _path_sf(
     delta = np.where(kept, delta, -delta)
     idx = np.flatnonzero(anchor)
     delta[idx] = 0.0
-    # restart the running sum at every anchor: subtract the previous block's total there
-    block_sums = np.add.reduceat(delta, idx)
-    delta[idx[1:]] = -block_sums[:-1]
-    running = np.cumsum(delta)
-    exact = _binom_sf(k[idx], m[idx], p[idx] if np.ndim(p) else p)
+    # Restart the running sum at every anchor. Each block is summed on its own (one row of a
+    # padded grid) so that a value does not depend on the blocks before it: an element of an
+    # array of problems gets the same result as when it is computed alone.
     block = np.cumsum(anchor) - 1
+    offset = pos - idx[block]
+    grid = np.zeros((idx.size, int(offset.max()) + 1))
+    grid[block, offset] = delta
+    running = np.cumsum(grid, axis=1)[block, offset]
+    exact = _binom_sf(k[idx], m[idx], p[idx] if np.ndim(p) else p)
     out: FloatArray = np.clip(exact[block] + running, 0.0, 1.0)
     return out
 
@@ -415,3 +419,30 @@ def _connor_mde(n: FloatArray, psi: FloatArray, target: float, z_a: float) -> Fl
     return out
 
 
+# --------------------------------------------------------------------------------------------
+# search over the number of items
+
+
+def _smallest_n(predicate: Callable[[int], bool], lo: int, hi: int) -> int:
+    """Smallest n > lo with ``predicate(n)``, for a predicate monotone in n (false at lo).
+
+    ``hi`` is doubled until the predicate holds there; then (lo, hi] is bisected. A predicate
+    may raise to cap the search.
+    """
+    while not predicate(hi):
+        hi *= 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if predicate(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def _first_and_stable(meets: npt.NDArray[np.bool_]) -> tuple[int, int]:
+    """Over consecutive n: the first position meeting the target, and the first from which
+    every later one meets it (the power is saw-toothed in n)."""
+    first = int(np.argmax(meets))
+    failing = np.flatnonzero(~meets)
+    return first, max(first, int(failing[-1]) + 1 if failing.size else 0)

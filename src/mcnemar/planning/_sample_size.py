@@ -16,9 +16,11 @@ from mcnemar.planning._kernel import (
     _connor_n,
     _connor_power,
     _critical_lower,
+    _first_and_stable,
     _flat_weights,
     _orient,
     _runs,
+    _smallest_n,
     _tail_alpha,
     _windows,
 )
@@ -65,17 +67,6 @@ def _cp_table(
     return _conditional_power(
         m, j, np.full(m.shape, theta), np.full(m.shape, theta_c), two_sided, _runs(m)
     )
-
-
-def _smallest_n(predicate_value: Any, lo: int, hi: int) -> int:
-    """Smallest n in (lo, hi] with predicate true, for a predicate monotone in n (hi true)."""
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if predicate_value(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 def _region_constant(tail_alpha: float, method: str) -> float:
@@ -126,10 +117,7 @@ def _search_sample_size(
     def upper_ok(n: int) -> bool:
         return bool(_expected(np.array([float(n)]), psi, upper)[0] >= target - _POWER_SLACK)
 
-    n_up = max(2, math.ceil(m_max / psi))
-    while not lower_ok(n_up):
-        n_up *= 2
-    n_hi = _smallest_n(lower_ok, 0, n_up)  # every n >= n_hi has power >= target
+    n_hi = _smallest_n(lower_ok, 0, max(2, math.ceil(m_max / psi)))  # power >= target from here
     n_lo = max(1, _smallest_n(upper_ok, 0, n_hi))  # every n < n_lo has power < target
 
     # cp for the m that the windows of n <= n_hi reach beyond the table
@@ -146,10 +134,7 @@ def _search_sample_size(
     )
     meets = powers >= target
     meets[-1] = True  # n_hi is guaranteed by the lower envelope
-    first = int(np.argmax(meets))
-    failing = np.flatnonzero(~meets)
-    stable = int(failing[-1]) + 1 if failing.size else 0
-    stable = max(stable, first)
+    first, stable = _first_and_stable(meets)
     return int(ns[stable]), int(ns[first]), float(powers[stable]), float(powers[first])
 
 
