@@ -23,6 +23,7 @@ module                contents
 ``_binomial``         exact Bin(n, 1/2) tails for any n, in log space where needed
 ``intervals``         intervals for the difference, ratio and odds ratio
 ``report``            :func:`analyze` and the :class:`Report` (text, markdown, JSON)
+``batch``             :func:`analyze_many`: the reports of many tables at once
 ``planning``          :func:`power`, :func:`sample_size`, :func:`minimum_detectable_effect`
 ``margin``            :func:`noninferiority`, :func:`equivalence` against a margin
 ``sequential``        ``sequential``, :class:`Monitor`: the anytime-valid sequential test
@@ -52,6 +53,7 @@ from mcnemar.errors import (
 from mcnemar.table import PairedTable
 
 if TYPE_CHECKING:
+    from mcnemar.batch import BatchReport, analyze_many
     from mcnemar.clustering import clustered
     from mcnemar.inference import McNemarResult, mcnemar
     from mcnemar.intervals import (
@@ -76,6 +78,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AlignmentError",
+    "BatchReport",
     "ConfidenceInterval",
     "EquivalenceResult",
     "InputFileError",
@@ -88,6 +91,7 @@ __all__ = [
     "Report",
     "TableError",
     "analyze",
+    "analyze_many",
     "clustered",
     "cochran_q",
     "difference_interval",
@@ -108,6 +112,8 @@ _LAZY = {
     "McNemarResult": "mcnemar.inference",
     "analyze": "mcnemar.report",
     "Report": "mcnemar.report",
+    "analyze_many": "mcnemar.batch",
+    "BatchReport": "mcnemar.batch",
     "ConfidenceInterval": "mcnemar.intervals",
     "difference_interval": "mcnemar.intervals",
     "ratio_interval": "mcnemar.intervals",

@@ -206,7 +206,9 @@ def _melded_tail(
         density = np.exp(
             _beta_log_pdf(t, t_alpha[s][:, None], t_beta[s][:, None], log_norm[s][:, None])
         )
-        integral = (half[:, 0]) * ((upper_b * density) @ _GL_W)
+        # A row sum, not a matrix product: BLAS sums a row in an order that depends on how
+        # many rows there are, and a table's limits must not depend on the other tables.
+        integral = (half[:, 0]) * (upper_b * density * _GL_W).sum(axis=1)
         below = np.where(dl < 0, special.betainc(t_alpha[s], t_beta[s], np.abs(dl)), 0.0)
         out[s] = below + integral
     return out
