@@ -556,36 +556,46 @@ def clustered(tables: Any, *, method: str = "obuchowski") -> ClusteredResult:
             )
             statistic, pvalue = math.nan, math.nan
 
-    difference = se = se_iid = deff = None
-    n_items: int | None = None
-    if full is not None:
-        sizes = full.sum(axis=1)
-        n_items = int(sizes.sum())
-        total = float(n_items)
-        difference = (b_tot - c_tot) / total
-        resid = diff_k - sizes * difference
-        se = math.sqrt(k / (k - 1) * float(np.sum(resid * resid))) / total
-        if n_items > 1:
-            # sum_i (d_i - mean)^2 = (b + c) - N mean^2 for d_i in {+1, 0, -1}
-            ss = max(disc - total * difference**2, 0.0)
-            se_iid = math.sqrt(ss / (total * (total - 1.0)))
-            if se_iid > 0:
-                deff = (se / se_iid) ** 2
     return ClusteredResult(
         statistic=float(statistic),
         pvalue=float(pvalue),
         method=method,
         clusters=k,
-        n=n_items,
         b=b_tot,
         c=c_tot,
         mcnemar_statistic=float(plain),
         mcnemar_pvalue=plain_p,
-        difference=difference,
-        standard_error=se,
-        standard_error_unclustered=se_iid,
-        design_effect=deff,
+        **_item_scale(full, diff_k, b_tot, c_tot),
     )
+
+
+def _item_scale(
+    full: FloatArray | None, diff_k: FloatArray, b_tot: int, c_tot: int
+) -> dict[str, Any]:
+    """The fields of :class:`ClusteredResult` on the scale of items: ``n``, the difference
+    (b - c)/N, its cluster-robust (CR1) and unclustered standard errors and the design effect
+    (all None without the cluster sizes, ``full``)."""
+    out: dict[str, Any] = dict.fromkeys(
+        ("n", "difference", "standard_error", "standard_error_unclustered", "design_effect")
+    )
+    if full is None:
+        return out
+    k = diff_k.size
+    sizes = full.sum(axis=1)
+    n_items = int(sizes.sum())
+    total = float(n_items)
+    difference = (b_tot - c_tot) / total
+    resid = diff_k - sizes * difference
+    se = math.sqrt(k / (k - 1) * float(np.sum(resid * resid))) / total
+    out.update(n=n_items, difference=difference, standard_error=se)
+    if n_items > 1:
+        # sum_i (d_i - mean)^2 = (b + c) - N mean^2 for d_i in {+1, 0, -1}
+        ss = max(b_tot + c_tot - total * difference**2, 0.0)
+        se_iid = math.sqrt(ss / (total * (total - 1.0)))
+        out["standard_error_unclustered"] = se_iid
+        if se_iid > 0:
+            out["design_effect"] = (se / se_iid) ** 2
+    return out
 
 
 def _outcome_vector(values: Any, name: str) -> npt.NDArray[np.bool_]:
