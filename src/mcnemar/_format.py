@@ -251,6 +251,13 @@ def shorten(name: str, limit: int = TITLE_CHARS) -> str:
     return name if len(name) <= limit else name[: limit - 1].rstrip() + "…"
 
 
+# The characters is_control accepts (categories Cc, Zl, Zp and the bidirectional controls),
+# as one class, so that whole sentences are scanned by the regular-expression engine.
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029" + "".join(sorted(_BIDI)) + "]")
+# The characters markdown_text may have to escape; every other character is kept as it is.
+_MD_SPECIAL = re.compile(r"[\\`*\[\]|#$_~<&]")
+
+
 def markdown_text(text: str) -> str:
     """Plain text made inert in markdown (CommonMark and GitHub's tables, strikethrough and
     math): no HTML, links, emphasis, code, table breaks, headings, quotes or list items.
@@ -260,26 +267,26 @@ def markdown_text(text: str) -> str:
     >>> print(markdown_text("<script>|x*y_z #1"))
     &lt;script>\\|x\\*y_z \\#1
     """
-    text = "".join(" " if is_control(ch) else ch for ch in text)
-    out = []
-    for i, ch in enumerate(text):
+    text = _CONTROL.sub(" ", text)
+
+    def escape(match: re.Match[str]) -> str:
+        ch, i = match.group(), match.start()
         prev = text[i - 1] if i else " "
         nxt = text[i + 1] if i + 1 < len(text) else " "
         if ch in _MD_ALWAYS:
-            out.append("\\" + ch)
-        elif ch == "_":
+            return "\\" + ch
+        if ch == "_":
             # Between letters or digits "_" can neither open nor close emphasis.
-            out.append(ch if prev.isalnum() and nxt.isalnum() else "\\_")
-        elif ch == "~":
-            out.append(ch if prev.isspace() and nxt.isspace() else "\\~")
-        elif ch == "<":
+            return ch if prev.isalnum() and nxt.isalnum() else "\\_"
+        if ch == "~":
+            return ch if prev.isspace() and nxt.isspace() else "\\~"
+        if ch == "<":
             # Only "<" before a letter, "/", "!" or "?" can start a tag or an autolink.
-            out.append("&lt;" if nxt.isalpha() or nxt in "/!?" else ch)
-        elif ch == "&":
-            out.append("&amp;" if _ENTITY.match(text, i) else ch)
-        else:
-            out.append(ch)
-    result = "".join(out)
+            return "&lt;" if nxt.isalpha() or nxt in "/!?" else ch
+        # "&"
+        return "&amp;" if _ENTITY.match(text, i) else ch
+
+    result = _MD_SPECIAL.sub(escape, text)
     # At the start of a line these would begin a quote, a list item or a heading underline.
     result = re.sub(r"^(\s*)([>+=-])", r"\1\\\2", result)
     return re.sub(r"^(\s*[0-9]{1,9})([.)])", r"\1\\\2", result)
