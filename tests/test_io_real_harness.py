@@ -272,12 +272,36 @@ def test_fixtures_stay_small() -> None:
     assert total < 3 * 1024 * 1024
 
 
+MACHINE_PATH = re.compile(r"(?<![\w.])/(?:tmp|work|root|home|Users)/")
+
+
 def test_text_fixtures_name_no_machine_paths() -> None:
     """The generators strip the folders they ran in (scripts/harness_fixtures/_paths.py):
     no text log names a temporary folder or a checkout of the machine that wrote it."""
-    pattern = re.compile(r"(?<![\w.])/(?:tmp|work|root|home|Users)/")
     found = []
     for path in sorted(p for p in REAL.rglob("*") if p.is_file() and p.suffix != ".eval"):
         text = path.read_text(encoding="utf-8")
-        found += [f"{path.relative_to(REAL)}: {m.group(0)}" for m in pattern.finditer(text)]
+        found += [f"{path.relative_to(REAL)}: {m.group(0)}" for m in MACHINE_PATH.finditer(text)]
     assert found == []
+
+
+def test_archive_members_name_no_machine_paths() -> None:
+    """Nor does any member of an .eval archive (the tracebacks of errored and cancelled runs
+    are shortened by scripts/harness_fixtures/neutralise_archive_paths.py)."""
+    from mcnemar.io._archive import zip_module
+
+    zf = zip_module()
+    archives = sorted(REAL.rglob("*.eval"))
+    found = []
+    tracebacks = 0
+    for path in archives:
+        with zf.ZipFile(path) as archive:
+            for info in archive.infolist():
+                text = archive.read(info).decode("utf-8")
+                tracebacks += text.count("Traceback (most recent call last)")
+                found += [f"{path.relative_to(REAL)}: {info.filename}: "
+                          f"{text[m.start():m.start() + 60]}"
+                          for m in MACHINE_PATH.finditer(text)]
+    assert found == []
+    # the members were read: the errored and cancelled runs' tracebacks are there, shortened
+    assert len(archives) >= 10 and tracebacks >= 10
