@@ -1,6 +1,6 @@
 """Make the figures of the documentation under ``docs/img/``, so that none is pasted by hand.
 
-Usage: ``python scripts/make_docs_figures.py [web] [pairwise]`` (both by default), or
+Usage: ``python scripts/make_docs_figures.py [web] [pairwise] [tasks]`` (all by default), or
 ``make docs-figures``.
 
 ``web``
@@ -20,6 +20,10 @@ Usage: ``python scripts/make_docs_figures.py [web] [pairwise]`` (both by default
     The heatmap and forest plot of ``docs/pairwise.md``, made by running that page's own code
     blocks (six scikit-learn classifiers on the digits data), so the figures are what its code
     draws. Needs scikit-learn (``pip install '.[examples]'``) and matplotlib.
+
+``tasks``
+    The forest plot of ``docs/tasks.md`` (``tasks-forest.png``), made by running that page's
+    own code blocks. Needs matplotlib.
 
 Needs the ``web``, ``plot`` and ``test`` extras (Playwright) and Chromium
 (``scripts/install-browser.sh``).
@@ -175,43 +179,58 @@ def web_figures() -> None:
 
 def pairwise_figures() -> None:
     """Run the code blocks of docs/pairwise.md; keep the two plots they draw."""
+    _page_figures("pairwise.md", {"heat.png": "pairwise-heatmap.png",
+                                  "forest.png": "pairwise-forest.png"})
+
+
+def tasks_figures() -> None:
+    """Run the code blocks of docs/tasks.md; keep the forest plot they draw."""
+    _page_figures("tasks.md", {"tasks-forest.png": "tasks-forest.png"})
+
+
+def _page_figures(name: str, drawn: dict[str, str]) -> None:
+    """Run the python blocks of docs/NAME in a scratch folder; copy the files they draw."""
     sys.path.insert(0, str(ROOT / "tests"))
     from test_docs import parse_blocks
 
     os.environ.setdefault("MPLBACKEND", "Agg")
-    page = ROOT / "docs" / "pairwise.md"
+    page = ROOT / "docs" / name
     namespace: dict[str, Any] = {"__name__": "__docs__"}
     with tempfile.TemporaryDirectory() as scratch:
         here = Path.cwd()
         os.chdir(scratch)
+        for linked in ("tests", "examples", "docs"):
+            with contextlib.suppress(OSError):
+                os.symlink(ROOT / linked, Path(scratch) / linked)
         try:
             for block in parse_blocks(page):
                 if block.lang == "python":
                     with contextlib.redirect_stdout(None):
                         exec(compile(block.text, block.where, "exec"), namespace)
-            drawn = {"heat.png": "pairwise-heatmap.png", "forest.png": "pairwise-forest.png"}
-            for made, name in drawn.items():
+            for made, target in drawn.items():
                 if not Path(made).exists():
-                    raise SystemExit(f"make_docs_figures: docs/pairwise.md no longer draws "
+                    raise SystemExit(f"make_docs_figures: docs/{name} no longer draws "
                                      f"{made}; update {Path(__file__).name}")
-                shutil.copyfile(made, IMG / name)
-                print(f"wrote docs/img/{name}")
+                shutil.copyfile(made, IMG / target)
+                print(f"wrote docs/img/{target}")
         finally:
             os.chdir(here)
 
 
 def main(argv: list[str]) -> int:
-    wanted = argv[1:] or ["web", "pairwise"]
-    unknown = set(wanted) - {"web", "pairwise"}
+    wanted = argv[1:] or ["web", "pairwise", "tasks"]
+    unknown = set(wanted) - {"web", "pairwise", "tasks"}
     if unknown:
         print(f"make_docs_figures: unknown figure set(s) {sorted(unknown)}; "
-              "choose web, pairwise", file=sys.stderr)
+              "choose web, pairwise, tasks", file=sys.stderr)
         return 2
     IMG.mkdir(parents=True, exist_ok=True)
     if "web" in wanted:
         web_figures()
     if "pairwise" in wanted:
         pairwise_figures()
+    if "tasks" in wanted:
+        tasks_figures()
     return 0
 
 

@@ -22,7 +22,7 @@ by task and answers three questions at once:
      \\operatorname{Var}(\\hat\\delta_t) = \\frac{1}{n_t}\\left[\\frac{b_t + c_t}{n_t} -
      \\left(\\frac{b_t - c_t}{n_t}\\right)^2\\right]
 
-  (the variance of the difference of two paired proportions; Agresti & Min 2004, the Wald
+  (the variance of the difference of two paired proportions; Agresti & Min 2005, the Wald
   interval of Fagerland, Lydersen & Laake 2014). A z-test and a normal interval follow.
 
 Which overall is the headline: the macro one when there are two or more tasks, because that is
@@ -39,8 +39,8 @@ the micro overall is the clustered test of all items with the clusters nested in
 
 References
 ----------
-Agresti A, Min Y (2004). Effects and non-effects of paired identical observations in comparing
-proportions with binary matched-pairs data. Statistics in Medicine 23:65-75.
+Agresti A, Min Y (2005). Simple improved confidence intervals for comparing matched
+proportions. Statistics in Medicine 24:729-740.
 
 Fagerland MW, Lydersen S, Laake P (2014). Recommended tests and confidence intervals for paired
 binomial proportions. Statistics in Medicine 33:2850-2875.
@@ -580,7 +580,7 @@ def macro_difference(counts: Any, *, weights: Any = None, variances: Any = None,
        \\left[\\frac{b_t + c_t}{n_t} - \\left(\\frac{b_t - c_t}{n_t}\\right)^2\\right]
 
     (independent tasks; each term the variance of a paired difference of proportions, Agresti
-    & Min 2004). ``z = Delta / SE``; the interval is ``Delta -/+ z_{1 - (1 - level)/2} SE``.
+    & Min 2005). ``z = Delta / SE``; the interval is ``Delta -/+ z_{1 - (1 - level)/2} SE``.
 
     Parameters
     ----------
