@@ -238,7 +238,7 @@ ODDS_RATIO_INTERVALS: tuple[Term, ...] = (
 ADJUSTMENTS: tuple[Term, ...] = (
     Term("holm", "Holm step-down", "Holm", "Holm (1979)"),
     Term("bonferroni", "Bonferroni", "Bonferroni"),
-    Term("bh", "Benjamini-Hochberg (false discovery rate)", "BH",
+    Term("bh", "Benjamini-Hochberg (false discovery rate)", "Benjamini-Hochberg",
          "Benjamini & Hochberg (1995)"),
     Term("none", "no adjustment", "none"),
 )

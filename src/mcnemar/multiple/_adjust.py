@@ -12,11 +12,9 @@ from mcnemar.errors import McNemarError, option
 from mcnemar.multiple._validation import FloatArray, _check_choice
 
 _ADJUST_METHODS = vocabulary.names(vocabulary.ADJUSTMENTS)
+# How the results name the adjustment ("Holm adjustment", "Adjusted p-values (Holm)").
 _ADJUST_NAMES = {
-    "holm": "Holm",
-    "bonferroni": "Bonferroni",
-    "bh": "Benjamini-Hochberg",
-    "none": "no",
+    term.name: "no" if term.name == "none" else term.short for term in vocabulary.ADJUSTMENTS
 }
 
 
