@@ -10,6 +10,8 @@ JSON
 :func:`json_value`
     any value of a result, element by element: NaN and inf as ``None``, numpy scalars as Python
     ones, arrays as lists; strings, Python ints, booleans and ``None`` unchanged.
+:func:`json_fields`
+    named attributes of a result through :func:`json_value`, as the start of its ``to_dict()``.
 :func:`scalar_or_array`
     a 0-d result as a Python float, an array unchanged (scalars in, scalars out).
 
@@ -112,6 +114,18 @@ def json_value(x: Any) -> Any:
     if isinstance(x, np.bool_):
         return bool(x)
     return x
+
+
+def json_fields(obj: Any, *names: str) -> dict[str, Any]:
+    """The named attributes of a result, JSON-safe (:func:`json_value`), in the order given.
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> json_fields(SimpleNamespace(n=np.int64(3), p=np.nan, method="exact"), "n", "p", "method")
+    {'n': 3, 'p': None, 'method': 'exact'}
+    """
+    return {name: json_value(getattr(obj, name)) for name in names}
 
 
 def scalar_or_array(x: Any) -> Any:

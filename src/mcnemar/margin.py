@@ -63,8 +63,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from mcnemar._format import json_fields
 from mcnemar.errors import McNemarError
-from mcnemar.inference import _plain, as_table, format_pvalue
+from mcnemar.inference import as_table, format_pvalue
 from mcnemar.intervals import ConfidenceInterval, _tango_statistic, difference_interval
 
 # The submodule, not the package: mcnemar.planning delegates to margin_planning, which imports
@@ -343,6 +344,8 @@ class _MarginResult:
     _SHOWN: ClassVar[str]
     _SHOWN_WORDS: ClassVar[str]
     _NOT_SHOWN_WORDS: ClassVar[str]
+    #: The result's own fields in the JSON, between the p-values and the interval.
+    _OWN_FIELDS: ClassVar[tuple[str, ...]]
 
     @property
     def name(self) -> str:
@@ -370,21 +373,13 @@ class _MarginResult:
         out = np.asarray(self.pvalue) < self.alpha
         return bool(out) if out.ndim == 0 else out
 
-    def _own_fields(self) -> dict[str, Any]:
-        raise NotImplementedError
-
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary (NaN becomes null)."""
         return {
-            "method": self.method,
-            "name": self.name,
+            **json_fields(self, "method", "name"),
             "hypothesis": self._HYPOTHESIS,
-            "margin": self.margin,
-            "alpha": self.alpha,
-            "statistic": _plain(self.statistic),
-            "pvalue": _plain(self.pvalue),
-            "log10_pvalue": _plain(self.log10_pvalue),
-            **self._own_fields(),
+            **json_fields(self, "margin", "alpha", "statistic", "pvalue", "log10_pvalue"),
+            **json_fields(self, *self._OWN_FIELDS),
             "confidence_interval": {
                 **self.confidence_interval().to_dict(),
                 "confidence_level": self.confidence_level,
@@ -446,6 +441,7 @@ class NonInferiorityResult(_MarginResult):
     _SHOWN: ClassVar[str] = "non-inferior"
     _SHOWN_WORDS: ClassVar[str] = "non-inferior by the {pct}-point margin"
     _NOT_SHOWN_WORDS: ClassVar[str] = "non-inferiority not shown"
+    _OWN_FIELDS: ClassVar[tuple[str, ...]] = ("noninferior", "difference")
 
     @property
     def noninferior(self) -> Any:
@@ -459,9 +455,6 @@ class NonInferiorityResult(_MarginResult):
         with np.errstate(divide="ignore", invalid="ignore"):
             d = (b - c) / n
         return float(d) if d.ndim == 0 else d
-
-    def _own_fields(self) -> dict[str, Any]:
-        return {"noninferior": _plain(self.noninferior), "difference": _plain(self.difference)}
 
     def _head(self) -> str:
         return f"Non-inferiority, {self.name}, margin {describe_margin(self.margin)}"
@@ -499,6 +492,7 @@ class EquivalenceResult(_MarginResult):
     _SHOWN: ClassVar[str] = "equivalent"
     _SHOWN_WORDS: ClassVar[str] = "equivalent within {points}"
     _NOT_SHOWN_WORDS: ClassVar[str] = "equivalence not shown"
+    _OWN_FIELDS: ClassVar[tuple[str, ...]] = ("pvalue_lower", "pvalue_upper", "equivalent")
 
     pvalue_lower: Any
     pvalue_upper: Any
@@ -511,13 +505,6 @@ class EquivalenceResult(_MarginResult):
     def equivalent(self) -> Any:
         """``pvalue < alpha``: equivalence within the margin shown."""
         return self._rejected()
-
-    def _own_fields(self) -> dict[str, Any]:
-        return {
-            "pvalue_lower": _plain(self.pvalue_lower),
-            "pvalue_upper": _plain(self.pvalue_upper),
-            "equivalent": _plain(self.equivalent),
-        }
 
     def _head(self) -> str:
         return f"Equivalence, two one-sided {self.name}s, margin {describe_margin(self.margin)}"

@@ -54,6 +54,7 @@ from numpy.typing import NDArray
 from scipy import special
 
 from mcnemar._format import format_points as _points
+from mcnemar._format import json_fields
 from mcnemar._format import json_value as _json
 from mcnemar.errors import McNemarError
 from mcnemar.margin import _check_margin, _thresholds, describe_margin
@@ -143,10 +144,10 @@ def _exact_power_one(n: int, p10: float, p01: float, margin: float, alpha: float
     return min(1.0, max(0.0, total))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class _MarginPlan:
-    """What the two results share: the setting and the test, in JSON and in words."""
+    """What the two results share: the setting and the test, as fields, in JSON and in words."""
 
-    __slots__ = ()
     p10: Any
     p01: Any
     margin: float
@@ -155,11 +156,9 @@ class _MarginPlan:
 
     def _setting_json(self) -> dict[str, Any]:
         return {
-            "p10": _json(self.p10),
-            "p01": _json(self.p01),
+            **json_fields(self, "p10", "p01"),
             "difference": _json(np.asarray(self.p10) - np.asarray(self.p01)),
-            "margin": self.margin,
-            "alpha": self.alpha,
+            **json_fields(self, "margin", "alpha"),
             "alternative": "noninferiority",
             "method": self.method,
             "test": _TEST,
@@ -187,20 +186,10 @@ class MarginPowerResult(_MarginPlan):
     power: Any
     power_approx: Any
     n: Any
-    p10: Any
-    p01: Any
-    margin: float
-    alpha: float
-    method: str
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary."""
-        return {
-            "power": _json(self.power),
-            "power_approx": _json(self.power_approx),
-            "n": _json(self.n),
-            **self._setting_json(),
-        }
+        return {**json_fields(self, "power", "power_approx", "n"), **self._setting_json()}
 
     def _rows(self) -> list[tuple[float, ...]]:
         return _setting_rows(self.n, self.p10, self.p01, self.power, self.power_approx)
@@ -249,22 +238,14 @@ class MarginSampleSizeResult(_MarginPlan):
     n_approx: float
     n_checked: int
     target_power: float
-    p10: float
-    p01: float
-    margin: float
-    alpha: float
-    method: str
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary."""
         return {
-            "n": self.n,
-            "n_first": self.n_first,
-            "power": _json(self.power),
-            "power_first": _json(self.power_first),
-            "n_approx": _json(self.n_approx),
-            "n_checked": self.n_checked,
-            "target_power": self.target_power,
+            **json_fields(
+                self, "n", "n_first", "power", "power_first", "n_approx", "n_checked",
+                "target_power",
+            ),
             **self._setting_json(),
         }
 

@@ -21,9 +21,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from mcnemar._format import json_fields
 from mcnemar.errors import McNemarError
 from mcnemar.planning._kernel import _smallest_n
-from mcnemar.sequential import _check_alpha, _check_alternative, _check_prior, _json, _log_e
+from mcnemar.sequential import _check_alpha, _check_alternative, _check_prior, _log_e
 
 __all__ = ["StoppingTimeResult", "stopping_time"]
 
@@ -83,20 +84,11 @@ class StoppingTimeResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary."""
         return {
-            "p10": self.p10,
-            "p01": self.p01,
-            "theta": self.theta,
-            "alpha": self.alpha,
-            "alternative": self.alternative,
+            **json_fields(self, "p10", "p01", "theta", "alpha", "alternative"),
             "prior": list(self.prior),
-            "prob_stop": self.prob_stop,
-            "expected_items": _json(self.expected_items),
-            "expected_discordant": _json(self.expected_discordant),
+            **json_fields(self, "prob_stop", "expected_items", "expected_discordant"),
             "quantiles": {f"{q:g}": v for q, v in self.quantiles.items()},
-            "fixed_n": self.fixed_n,
-            "power": self.power,
-            "max_discordant": self.max_discordant,
-            "method": self.method,
+            **json_fields(self, "fixed_n", "power", "max_discordant", "method"),
         }
 
     def __str__(self) -> str:

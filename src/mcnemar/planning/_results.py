@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from mcnemar._format import format_points, json_value, scalar_or_array
+from mcnemar._format import format_points, json_fields, scalar_or_array
 from mcnemar.planning._validation import _ALTERNATIVE_WORDS, _METHOD_NAMES
 
 # --------------------------------------------------------------------------------------------
@@ -19,6 +19,14 @@ from mcnemar.planning._validation import _ALTERNATIVE_WORDS, _METHOD_NAMES
 
 def _is_scalar(x: Any) -> bool:
     return np.ndim(x) == 0
+
+
+def _with_test(result: Any, names: tuple[str, ...]) -> dict[str, Any]:
+    """JSON of a result: the named fields, then the test (alpha, alternative, method, name)."""
+    return {
+        **json_fields(result, *names, "alpha", "alternative", "method"),
+        "test": _METHOD_NAMES[result.method],
+    }
 
 
 def _setting_rows(*columns: Any) -> list[tuple[float, ...]]:
@@ -98,20 +106,10 @@ class PowerResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (NaN -> None, arrays -> lists)."""
-        return {
-            "power": json_value(self.power),
-            "power_directional": json_value(self.power_directional),
-            "power_connor": json_value(self.power_connor),
-            "n": json_value(self.n),
-            "p10": json_value(self.p10),
-            "p01": json_value(self.p01),
-            "difference": json_value(self.difference),
-            "discordance": json_value(self.discordance),
-            "alpha": self.alpha,
-            "alternative": self.alternative,
-            "method": self.method,
-            "test": _METHOD_NAMES[self.method],
-        }
+        return _with_test(self, (
+            "power", "power_directional", "power_connor", "n", "p10", "p01", "difference",
+            "discordance",
+        ))
 
     def _rows(self) -> list[tuple[float, ...]]:
         return _setting_rows(self.n, self.p10, self.p01, self.power, self.power_connor)
@@ -198,22 +196,10 @@ class SampleSizeResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary."""
-        return {
-            "n": self.n,
-            "n_first": self.n_first,
-            "power": json_value(self.power),
-            "power_first": json_value(self.power_first),
-            "target_power": self.target_power,
-            "n_connor": json_value(self.n_connor),
-            "p10": self.p10,
-            "p01": self.p01,
-            "difference": self.difference,
-            "discordance": self.discordance,
-            "alpha": self.alpha,
-            "alternative": self.alternative,
-            "method": self.method,
-            "test": _METHOD_NAMES[self.method],
-        }
+        return _with_test(self, (
+            "n", "n_first", "power", "power_first", "target_power", "n_connor", "p10", "p01",
+            "difference", "discordance",
+        ))
 
     def _sawtooth_note(self) -> str:
         if self.n_first == self.n:
@@ -300,20 +286,8 @@ class MinimumDetectableEffectResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary (an undetectable difference is null, with ``note``)."""
-        return {
-            "difference": json_value(self.difference),
-            "difference_connor": json_value(self.difference_connor),
-            "n": json_value(self.n),
-            "discordance": json_value(self.discordance),
-            "p10": json_value(self.p10),
-            "p01": json_value(self.p01),
-            "power": self.power,
-            "alpha": self.alpha,
-            "alternative": self.alternative,
-            "method": self.method,
-            "test": _METHOD_NAMES[self.method],
-            "note": self.note or None,
-        }
+        fields = ("difference", "difference_connor", "n", "discordance", "p10", "p01", "power")
+        return {**_with_test(self, fields), "note": self.note or None}
 
     def __str__(self) -> str:
         test = f"{_METHOD_NAMES[self.method]} ({_ALTERNATIVE_WORDS[self.alternative]}, " + (
