@@ -33,6 +33,7 @@ Example
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import threading
@@ -143,8 +144,30 @@ def _analyze(table: Any, options: Any) -> Any:
 
 def _load_page(max_upload_mb: float) -> str:
     template = resources.files("mcnemar.web").joinpath("templates/index.html").read_text("utf-8")
-    return template.replace("{{version}}", _version()).replace(
-        "{{max_upload_mb}}", f"{max_upload_mb:g}"
+    from mcnemar import vocabulary
+    from mcnemar.validation import MAX_COUNT
+
+    values = {
+        "version": _version(),
+        "max_upload_mb": f"{max_upload_mb:g}",
+        "max_count": str(MAX_COUNT),
+        # The menus list the vocabulary's choices, with its labels.
+        "alternative_options": _options(vocabulary.ALTERNATIVES, indent=14),
+        "margin_method_options": _options(vocabulary.MARGIN_METHODS, indent=14),
+        "reduce_options": _options(vocabulary.REDUCE, indent=16),
+        "cluster_method_options": _options(vocabulary.CLUSTERED_METHODS, indent=16),
+    }
+    for key, value in values.items():
+        template = template.replace("{{" + key + "}}", value)
+    return template
+
+
+def _options(terms: Any, indent: int) -> str:
+    """``<option>`` elements of a menu: each term's name as the value, its label shown."""
+    pad = " " * indent
+    return "\n".join(
+        f'{pad}<option value="{html.escape(t.name)}">{html.escape(t.label)}</option>'
+        for t in terms
     )
 
 

@@ -31,7 +31,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from mcnemar import vocabulary
-from mcnemar.table import _MAX_COUNT as _LIBRARY_MAX_COUNT
+from mcnemar.validation import MAX_COUNT
 
 __all__ = [
     "ALTERNATIVES",
@@ -53,9 +53,10 @@ __all__ = [
     "ReportResponse",
 ]
 
-#: Largest count, and largest total, accepted: the library's limit (2**52), which keeps every
-#: sum of cells exact in double precision, in the library and in the browser's JavaScript.
-MAX_COUNT = _LIBRARY_MAX_COUNT
+# Largest count, and largest total, accepted: the library's one limit
+# (mcnemar.validation.MAX_COUNT, 2**52), which keeps every sum of cells exact in double
+# precision, in the library and in the browser's JavaScript.
+_MAX_COUNT_POWER = f"2**{MAX_COUNT.bit_length() - 1}"
 #: Largest table the server computes the Bayesian summary for: its cost grows with the counts
 #: (measured on 2 cores: 0.7 s at 10**9 items, 1.4 s at 10**10, 5 s at 2**40), so the bound
 #: keeps one request's work to about a second.
@@ -113,7 +114,8 @@ def _whole_count(value: Any) -> Any:
         raise _fail("count_negative", f"must be a whole number >= 0; got {_echo(value)}")
     if value > MAX_COUNT:
         raise _fail(
-            "count_too_large", f"must be at most {MAX_COUNT} (2**52); got {_echo(value)}"
+            "count_too_large",
+            f"must be at most {MAX_COUNT} ({_MAX_COUNT_POWER}); got {_echo(value)}",
         )
     return value
 
@@ -358,7 +360,7 @@ def _check_total(*counts: int | None) -> None:
     if total > MAX_COUNT:
         raise _fail(
             "count_total",
-            f"the counts add up to {total} items, more than {MAX_COUNT} (2**52), the "
+            f"the counts add up to {total} items, more than {MAX_COUNT} ({_MAX_COUNT_POWER}), the "
             "largest number of items the calculator handles exactly",
         )
 

@@ -14,7 +14,7 @@
   const OPTION_FIELDS = ["name_a", "name_b", "alternative", "confidence_level", "alpha"];
   const DEFAULTS = { alternative: "two-sided" };
   const UPLOAD_FIELDS = ["file_a", "file_b", "on_missing", "threshold", "reduce",
-    "allow_different_tasks", "allow_different_scorers"];
+    "allow_different_tasks", "allow_different_scorers", "cluster", "cluster_method"];
   const PAIRING_FIELDS = UPLOAD_FIELDS.slice(2);
   /* The decisions beyond significance: a margin and a range of practical equality, both in
      accuracy points on the page (the API takes proportions), and their companions. */
@@ -25,25 +25,6 @@
   const ALL_FIELDS = FORM_FIELDS.concat(UPLOAD_FIELDS);
   const DEBOUNCE_MS = 180;
 
-  /* Names of the interval methods, per quantity (the same key can mean different methods). */
-  const INTERVAL_LABELS = {
-    difference: {
-      "wald": "Wald",
-      "wald-cc": "Wald, continuity-corrected",
-      "agresti-min": "Agresti–Min",
-      "bonett-price": "Bonett–Price",
-      "newcombe": "Newcombe (hybrid score)",
-      "newcombe-plain": "Newcombe, plain correlation",
-      "tango": "Tango score",
-      "exact": "Exact, test-compatible (Fay–Lumbard)",
-    },
-    ratio: { "tang": "Tang score", "bonett-price": "Bonett–Price", "wald": "Wald (log)" },
-    odds_ratio: { "exact": "Clopper–Pearson", "midp": "Clopper–Pearson mid-p", "wilson": "Wilson" },
-  };
-  const SHORT_LABELS = {
-    "wald-cc": "Wald CC", "newcombe": "Newcombe", "newcombe-plain": "Newcombe plain",
-    "exact": "Exact (Fay–Lumbard)",
-  };
   const TEST_ORDER = ["exact", "midp", "asymptotic", "corrected"];
 
   const $ = (id) => document.getElementById(id);
@@ -60,11 +41,12 @@
   /* The upload in flight, if any: { controller, names } (see "upload" below). */
   let upload = null;
 
-  /* The library's largest count (and this calculator's largest number of items): beyond
-     2**52 the sums of cells stop being exact in double precision. BigInt, so that what is
-     typed is compared exactly, not after rounding to a double. */
-  const MAX_COUNT = 2n ** 52n;
-  const MAX_COUNT_TEXT = "2**52 = " + MAX_COUNT.toLocaleString("en-US");
+  /* The library's largest count (and this calculator's largest number of items), as the
+     server states it on the page (mcnemar.validation.MAX_COUNT, 2**52: beyond it the sums of
+     cells stop being exact in double precision). BigInt, so that what is typed is compared
+     exactly, not after rounding to a double. */
+  const MAX_COUNT = BigInt(form.getAttribute("data-max-count"));
+  const MAX_COUNT_TEXT = "2**" + (MAX_COUNT.toString(2).length - 1) + " = " + MAX_COUNT.toLocaleString("en-US");
 
   /* ------------------------------------------------------------------ formatting */
 
@@ -237,7 +219,9 @@
     for (const id of COUNT_FIELDS.passes.concat(COUNT_FIELDS.errors, OPTION_FIELDS)) {
       const v = params.get(id);
       if (id === "alternative") {
-        $(id).value = v && ["two-sided", "greater", "less"].includes(v) ? v : "two-sided";
+        // The choices are the menu's (the server writes them from the vocabulary).
+        const choices = Array.from($(id).options).map((o) => o.value);
+        $(id).value = v && choices.includes(v) ? v : "two-sided";
       } else {
         $(id).value = v === null ? "" : v;
       }
@@ -417,7 +401,9 @@
       const prior = $("prior").value.trim();
       if (prior !== "") body.bayes.prior = priorValue(prior);
     }
-    body.include = ["distribution", "markdown"];
+    // The picture's distribution only: the markdown is asked for when it is copied (see
+    // markdownOfShown), not on every keystroke.
+    body.include = ["distribution"];
     return body;
   }
 
@@ -728,7 +714,7 @@
     const acc = report.accuracy;
     const names = report.names;
     const recommended = diff.recommended_interval;
-    const intervals = diff.intervals || {};
+    const intervals = differenceIntervals(report);
     const level = Math.round((diff.confidence_level || report.confidence_level) * 1000) / 10;
     /* The limits of one interval in points: the report's own text when it has one, else
        with the decimals the interval's width needs. */
@@ -750,15 +736,15 @@
         names.a + " minus " + names.b + ": ",
         h("strong", {}, [(diff.estimate_text || points(est)) + " points"]),
         acc && acc.a !== null && acc.a !== undefined ? " (" + percent(acc.a) + " vs " + percent(acc.b) + ")" : "",
-        rec && rec.low !== null ? "; " + level + "% " + (INTERVAL_LABELS.difference[recommended] || recommended) + " interval " : "",
+        rec && rec.low !== null ? "; " + level + "% " + intervalLabel(rec, recommended) + " interval " : "",
         rec && rec.low !== null ? h("strong", { id: "recommended-interval" }, ["[" + recText[0] + ", " + recText[1] + "]"]) : "",
         rec && rec.low !== null ? " points." : "."
       );
     }
     const rows = Object.keys(intervals).map((key) => ({
       key: key,
-      label: INTERVAL_LABELS.difference[key] || key,
-      short: SHORT_LABELS[key] || INTERVAL_LABELS.difference[key] || key,
+      label: intervalLabel(intervals[key], key),
+      short: intervals[key].short || intervalLabel(intervals[key], key),
       low: intervals[key].low === null ? null : intervals[key].low * 100,
       high: intervals[key].high === null ? null : intervals[key].high * 100,
     }));
@@ -777,19 +763,39 @@
     draw(() => window.McNemarCharts.intervals(chart, rows, est * 100, recommended));
   }
 
+  /* The report's intervals of the difference, each with its label and short label (from the
+     report). With clustered items the recommended one is the cluster-robust interval, which
+     the report gives in its "clustered" block: it joins the list under that key, labelled by
+     its method. */
+  function differenceIntervals(report) {
+    const diff = report.difference || {};
+    const out = Object.assign({}, diff.intervals || {});
+    const ci = report.clustered && report.clustered.confidence_interval;
+    if (ci && !("clustered" in out)) {
+      const method = ci.method || "cluster-robust";
+      out.clustered = { low: ci.low, high: ci.high, label: method, short: method.split(",")[0] };
+    }
+    return out;
+  }
+
+  /* An interval's label as the report gives it (its key when a client sends none). */
+  function intervalLabel(interval, key) {
+    return (interval && interval.label) || key;
+  }
+
   function renderRatios(report) {
     const box = $("ratios");
     clear(box);
     const parts = [
-      ["Ratio of accuracies, A / B", report.ratio, INTERVAL_LABELS.ratio],
-      ["Conditional odds ratio, b / c", report.odds_ratio, INTERVAL_LABELS.odds_ratio],
+      ["Ratio of accuracies, A / B", report.ratio],
+      ["Conditional odds ratio, b / c", report.odds_ratio],
     ];
-    for (const [title, block, labels] of parts) {
+    for (const [title, block] of parts) {
       if (!block) continue;
       box.appendChild(h("p", {}, [h("strong", {}, [title + ": "]), fmtNum(block.estimate, 4)]));
       const ul = h("ul", {}, []);
       for (const [key, iv] of Object.entries(block.intervals || {})) {
-        ul.appendChild(h("li", {}, [(labels[key] || key) + ": [" + fmtNum(iv.low, 4) + ", " + (iv.high === null ? "∞" : fmtNum(iv.high, 4)) + "]"]));
+        ul.appendChild(h("li", {}, [intervalLabel(iv, key) + ": [" + fmtNum(iv.low, 4) + ", " + (iv.high === null ? "∞" : fmtNum(iv.high, 4)) + "]"]));
       }
       box.appendChild(ul);
     }
@@ -1043,10 +1049,35 @@
     return true;
   }
 
+  /* The markdown of the report shown. An upload's report carries it; the typed counts'
+     report does not (each keystroke would pay for it), so it is asked for, for the same
+     inputs, when it is wanted (the exports are offered only while the report shown is the
+     one for the inputs). */
+  async function markdownOfShown() {
+    if (lastMarkdown) return lastMarkdown;
+    const shown = lastReport;
+    const body = buildBody();
+    body.include = ["markdown"];
+    try {
+      const response = await fetch("/api/v1/analyze", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      const payload = await response.json();
+      if (!response.ok || typeof payload.markdown !== "string") return "";
+      if (lastReport === shown) lastMarkdown = payload.markdown;
+      return payload.markdown;
+    } catch (err) {
+      return "";
+    }
+  }
+
   $("copy-markdown").addEventListener("click", async () => {
     if (exportRefused()) return;
-    if (!lastMarkdown) { announce("Nothing to copy yet."); return; }
-    announce(await copyText(lastMarkdown) ? "Markdown report copied to the clipboard." : "Copying failed; select the text by hand.");
+    const markdown = await markdownOfShown();
+    if (!markdown) { announce("The markdown report could not be fetched; is `mcnemar serve` still running?"); return; }
+    announce(await copyText(markdown) ? "Markdown report copied to the clipboard." : "Copying failed; select the text by hand.");
   });
 
   $("download-json").addEventListener("click", () => {
@@ -1179,6 +1210,8 @@
     if ($("on_missing").checked) data.append("on_missing", "intersect");
     if ($("threshold").value.trim() !== "") data.append("threshold", $("threshold").value.trim());
     if ($("reduce").value !== "") data.append("reduce", $("reduce").value);
+    if ($("cluster").value.trim() !== "") data.append("cluster", $("cluster").value.trim());
+    data.append("cluster_method", $("cluster_method").value);
     for (const id of ["allow_different_tasks", "allow_different_scorers"]) {
       if ($(id).checked) data.append(id, "true");
     }

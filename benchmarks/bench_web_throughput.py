@@ -1,0 +1,265 @@
+"""Throughput of the calculator's JSON API for uncached requests like the page's.
+
+Starts the real server (``python -m mcnemar serve --port 0 --workers N``) on 127.0.0.1, and
+from a client in another process sends ``POST /api/v1/analyze`` requests over kept-alive
+connections (several at once, one thread per connection) for a fixed time. Every request is
+a different random table (no two alike, so the server's response cache never answers) with
+the fields the page sends while someone types::
+
+    {"framing": "passes", "a": ..., "b": ..., "c": ..., "d": ...,
+     "alternative": "two-sided", "include": ["distribution", "markdown"]}
+
+Tables are eval-sized: b and c uniform on 0..``--max-discordant`` (300), a and d uniform on
+0..5000. The client checks that every answer is a 200 carrying a report; it prints requests
+per second and the latency percentiles, for ``--workers 1`` and ``--workers 2`` side by side.
+
+The client shares the machine's cores with the server, as a browser on the same computer does;
+its own cost (a few per cent of one core) is part of what is measured.
+
+Run on demand (not in CI)::
+
+    .venv/bin/python benchmarks/bench_web_throughput.py              # workers 1 and 2, 15 s each
+    .venv/bin/python benchmarks/bench_web_throughput.py --workers 2 --duration 30 --json
+
+Target (issue: whole eval suites): at least 300 uncached requests per second with
+``--workers 2`` on the 2-core machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from typing import Any
+from urllib.parse import urlsplit
+
+TARGET = 300.0
+
+
+def page_bodies(count: int, seed: int, max_discordant: int) -> list[bytes]:
+    """``count`` distinct request bodies of random tables, as the page sends them."""
+    rng = random.Random(seed)
+    seen: set[tuple[int, int, int, int]] = set()
+    out = []
+    while len(out) < count:
+        table = (rng.randint(0, 5000), rng.randint(0, max_discordant),
+                 rng.randint(0, max_discordant), rng.randint(0, 5000))
+        if table in seen:
+            continue
+        seen.add(table)
+        a, b, c, d = table
+        body = {"framing": "passes", "a": a, "b": b, "c": c, "d": d,
+                "alternative": "two-sided", "include": ["distribution", "markdown"]}
+        out.append(json.dumps(body).encode())
+    return out
+
+
+# ----------------------------------------------------------------------------- the client
+
+
+def client(url: str, connections: int, duration: float, seed: int,
+           max_discordant: int) -> dict[str, Any]:
+    """Send requests for ``duration`` seconds over ``connections`` kept-alive connections."""
+    parts = urlsplit(url)
+    # Enough distinct bodies for the fastest rate this machine could reach, split per thread.
+    per_thread = int(duration * 3000 / connections) + 100
+    bodies = page_bodies(per_thread * connections, seed, max_discordant)
+    latencies: list[list[float]] = [[] for _ in range(connections)]
+    failures: list[str] = []
+    start_gate = threading.Barrier(connections + 1)
+    stop_at = [0.0]
+
+    def worker(i: int) -> None:
+        conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+        mine = bodies[i * per_thread:(i + 1) * per_thread]
+        headers = {"content-type": "application/json"}
+        start_gate.wait()
+        for body in mine:
+            if time.perf_counter() >= stop_at[0]:
+                break
+            t0 = time.perf_counter()
+            conn.request("POST", "/api/v1/analyze", body=body, headers=headers)
+            response = conn.getresponse()
+            data = response.read()
+            elapsed = time.perf_counter() - t0
+            if response.status != 200 or b'"schema":"mcnemar.report/1"' not in data:
+                failures.append(f"{response.status}: {data[:200]!r}")
+                continue
+            if response.getheader("connection", "").lower() == "close":
+                failures.append("the server closed a kept-alive connection")
+                conn.close()
+                conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
+            latencies[i].append(elapsed)
+        else:
+            failures.append("the client ran out of distinct tables; raise per_thread")
+        conn.close()
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(connections)]
+    for t in threads:
+        t.start()
+    begin = time.perf_counter()
+    cpu_start = time.process_time()
+    stop_at[0] = begin + duration
+    start_gate.wait()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - begin
+    cpu = time.process_time() - cpu_start
+    done = sorted(x for per in latencies for x in per)
+
+    def pct(q: float) -> float:
+        return 1e3 * done[min(len(done) - 1, int(q * len(done)))] if done else float("nan")
+
+    return {
+        "requests": len(done),
+        "seconds": round(wall, 3),
+        "requests_per_second": round(len(done) / wall, 1),
+        "p50_ms": round(pct(0.50), 2),
+        "p90_ms": round(pct(0.90), 2),
+        "p99_ms": round(pct(0.99), 2),
+        "client_cpu_ms_per_request": round(1e3 * cpu / max(1, len(done)), 2),
+        "failures": len(failures),
+        "first_failure": failures[0] if failures else None,
+    }
+
+
+# ----------------------------------------------------------------------------- the server
+
+
+def start_server(workers: int) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", "--workers", str(workers)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"),
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    match = re.search(r"http://127\.0\.0\.1:\d+/", line)
+    if not match:
+        proc.kill()
+        raise SystemExit(f"mcnemar serve did not print its URL: {line!r}")
+    url = match.group(0)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            with urllib.request.urlopen(url + "api/v1/health", timeout=2):
+                break
+        except OSError:
+            if time.monotonic() > deadline:
+                proc.kill()
+                raise
+            time.sleep(0.1)
+    return proc, url
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) used so far by a process and its descendants (the workers),
+    from /proc; what the server spent, whatever else runs on the machine."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    total = (int(fields[11]) + int(fields[12])) / ticks
+    children = f"/proc/{pid}/task/{pid}/children"
+    if os.path.exists(children):
+        for child in open(children).read().split():
+            try:
+                total += cpu_seconds(int(child))
+            except OSError:
+                pass
+    return total
+
+
+def stop_server(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def measure(workers: int, args: argparse.Namespace) -> dict[str, Any]:
+    proc, url = start_server(workers)
+    try:
+        # Warm up every worker (imports, first analyses) with a short run of the same client.
+        run_client(url, args.connections, 2.0, args.seed + 1000, args.max_discordant)
+        before = cpu_seconds(proc.pid)
+        result = run_client(url, args.connections, args.duration, args.seed, args.max_discordant)
+        used = cpu_seconds(proc.pid) - before
+        result["server_cpu_ms_per_request"] = round(1e3 * used / max(1, result["requests"]), 2)
+    finally:
+        stop_server(proc)
+    return {"workers": workers, "connections": args.connections, **result}
+
+
+def run_client(url: str, connections: int, duration: float, seed: int,
+               max_discordant: int) -> dict[str, Any]:
+    """The client in its own process (so that it does not share the server's interpreter)."""
+    out = subprocess.run(
+        [sys.executable, __file__, "--client", url, "--connections", str(connections),
+         "--duration", str(duration), "--seed", str(seed),
+         "--max-discordant", str(max_discordant)],
+        capture_output=True, text=True, check=True,
+    )
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--workers", type=int, action="append",
+                        help="server worker processes (repeatable; default: 1 and 2)")
+    parser.add_argument("--connections", type=int, default=8,
+                        help="kept-alive connections sending at once (default 8)")
+    parser.add_argument("--duration", type=float, default=15.0, help="seconds per run")
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--max-discordant", type=int, default=300,
+                        help="b and c are drawn from 0..this (default 300)")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--client", metavar="URL", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.client:
+        print(json.dumps(client(args.client, args.connections, args.duration, args.seed,
+                                args.max_discordant)))
+        return 0
+    results = [measure(w, args) for w in (args.workers or [1, 2])]
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(f"POST /api/v1/analyze, uncached random tables as the page sends them, "
+              f"{args.connections} kept-alive connections, {args.duration:g} s per run, "
+              f"{os.cpu_count()} cores")
+        print(f"{'workers':>8} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p90 ms':>8} "
+              f"{'p99 ms':>8} {'server CPU ms/req':>18} {'client CPU ms/req':>18} "
+              f"{'failures':>9}")
+        for r in results:
+            print(f"{r['workers']:>8} {r['requests']:>9} {r['requests_per_second']:>8} "
+                  f"{r['p50_ms']:>8} {r['p90_ms']:>8} {r['p99_ms']:>8} "
+                  f"{r['server_cpu_ms_per_request']:>18} {r['client_cpu_ms_per_request']:>18} "
+                  f"{r['failures']:>9}")
+        print(f"machine load average (1 min) at the end: {os.getloadavg()[0]:.2f} "
+              "(other processes share the cores)")
+        best = max((r for r in results if r["workers"] == 2), default=None,
+                   key=lambda r: r["requests_per_second"])
+        if best is not None:
+            verdict = "meets" if best["requests_per_second"] >= TARGET else "misses"
+            print(f"--workers 2: {best['requests_per_second']} requests/s {verdict} the target "
+                  f"of {TARGET:g}")
+    failed = [r for r in results if r["failures"]]
+    for r in failed:
+        print(f"workers {r['workers']}: {r['failures']} failures, first: {r['first_failure']}",
+              file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

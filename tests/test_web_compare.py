@@ -1,0 +1,115 @@
+"""The upload (``POST /api/v1/compare``) goes through the library's pipeline.
+
+Reference: :func:`mcnemar.pipeline.compare_runs` on the same files (what ``mcnemar compare``
+prints as JSON): the web's report must equal it key for key, with the clustered analysis when
+the files carry a cluster field (``cluster``). The clustered statistic itself is checked against the
+definition by :mod:`tests.test_clustering` and the pipeline's own tests; here only the
+plumbing is. The menus and the OpenAPI schema list the vocabulary's choices.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's test client warns about its httpx backend
+    from fastapi.testclient import TestClient
+
+from mcnemar import vocabulary
+from mcnemar.pipeline import compare_runs, read_runs
+from mcnemar.web.app import _load_page, create_app
+
+CLIENT = TestClient(create_app(cache_size=0))
+
+
+def _clustered_files(tmp_path: Path) -> tuple[Path, Path]:
+    """80 items in 20 clusters of 4 (the column "passage"); A right on 2 of 3, B on 1 of 5."""
+    a = tmp_path / "a.csv"
+    b = tmp_path / "b.csv"
+    a.write_text("id,correct,passage\n"
+                 + "".join(f"q{i},{int(i % 3 != 0)},p{i // 4}\n" for i in range(80)))
+    b.write_text("id,correct,passage\n"
+                 + "".join(f"q{i},{int(i % 5 == 0)},p{i // 4}\n" for i in range(80)))
+    return a, b
+
+
+def _upload(a: Path, b: Path, **fields: str) -> Any:
+    files = {"file_a": (a.name, a.read_bytes(), "text/csv"),
+             "file_b": (b.name, b.read_bytes(), "text/csv")}
+    return CLIENT.post("/api/v1/compare", files=files, data=fields)
+
+
+def _without_paths(report: dict[str, Any]) -> dict[str, Any]:
+    # The web names the files as uploaded, the library by their paths: compare the rest.
+    out = dict(report)
+    alignment = dict(out.pop("alignment"))
+    runs = alignment.pop("runs")
+    return {**out, "alignment": alignment,
+            "runs": {k: {f: v for f, v in run.items() if f != "path"} for k, run in runs.items()}}
+
+
+@pytest.mark.parametrize("method", ["obuchowski", "durkalski"])
+def test_an_upload_with_clusters_is_the_pipelines_clustered_report(
+    tmp_path: Path, method: str
+) -> None:
+    a, b = _clustered_files(tmp_path)
+    response = _upload(a, b, cluster="passage", cluster_method=method,
+                       name_a="candidate", name_b="baseline")
+    assert response.status_code == 200, response.text
+    got = response.json()
+    run_a, run_b = read_runs([a, b], cluster="passage")
+    expected = compare_runs(run_a, run_b, cluster_method=method,
+                            names=("candidate", "baseline")).to_dict()
+    assert _without_paths(got) == _without_paths(expected)
+    # The clustered test is the recommended one, and its interval the headline's.
+    assert got["recommended"]["test"] == "clustered"
+    assert got["tests"]["clustered"]["recommended"] is True
+    assert got["difference"]["recommended_interval"] == "clustered"
+    assert got["clustered"]["clusters"] == 20 and got["clustered"]["method"] == method
+    ci = got["clustered"]["confidence_interval"]
+    assert ci["low"] < got["difference"]["estimate"] < ci["high"]
+
+
+def test_without_the_cluster_field_the_upload_is_not_clustered(tmp_path: Path) -> None:
+    a, b = _clustered_files(tmp_path)
+    got = _upload(a, b).json()
+    assert "clustered" not in got and got["recommended"]["test"] != "clustered"
+    assert got["difference"]["recommended_interval"] == "newcombe"
+
+
+def test_bad_cluster_options_name_their_field(tmp_path: Path) -> None:
+    a, b = _clustered_files(tmp_path)
+    response = _upload(a, b, cluster="passage", cluster_method="kmeans")
+    assert response.status_code == 422
+    assert response.json()["error"]["field"] == "cluster_method"
+    response = _upload(a, b, cluster="x" * 201)
+    assert response.status_code == 422
+    assert response.json()["error"]["field"] == "cluster"
+
+
+def test_the_upload_schema_and_the_menus_list_the_vocabulary() -> None:
+    schema = CLIENT.get("/api/v1/openapi.json").json()
+    form = schema["paths"]["/api/v1/compare"]["post"]["requestBody"]["content"][
+        "multipart/form-data"]["schema"]["properties"]
+    for field, terms in (("alternative", vocabulary.ALTERNATIVES),
+                         ("on_missing", vocabulary.ON_MISSING),
+                         ("reduce", vocabulary.REDUCE),
+                         ("cluster_method", vocabulary.CLUSTERED_METHODS),
+                         ("margin_method", vocabulary.MARGIN_METHODS)):
+        assert form[field]["enum"] == list(vocabulary.names(terms)), field
+    assert form["cluster"]["type"] == "string"
+    page = _load_page(50)
+    for terms in (vocabulary.ALTERNATIVES, vocabulary.MARGIN_METHODS, vocabulary.REDUCE,
+                  vocabulary.CLUSTERED_METHODS):
+        for term in terms:
+            assert f'<option value="{term.name}">' in page, term.name
+    # The JSON API's request model checks the same choices.
+    for name in vocabulary.names(vocabulary.ALTERNATIVES):
+        assert CLIENT.post("/api/v1/analyze", json={"b": 1, "c": 2,
+                                                    "alternative": name}).status_code == 200
