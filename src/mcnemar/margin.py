@@ -346,6 +346,8 @@ class _MarginResult:
     _NOT_SHOWN_WORDS: ClassVar[str]
     #: The result's own fields in the JSON, between the p-values and the interval.
     _OWN_FIELDS: ClassVar[tuple[str, ...]]
+    #: The start of the summary line ({name}: the test, {margin}: the margin in words).
+    _HEAD: ClassVar[str]
 
     @property
     def name(self) -> str:
@@ -388,7 +390,7 @@ class _MarginResult:
         }
 
     def _head(self) -> str:
-        raise NotImplementedError
+        return self._HEAD.format(name=self.name, margin=describe_margin(self.margin))
 
     def _summary(self, ci: ConfidenceInterval[Any]) -> str:
         raise NotImplementedError
@@ -442,6 +444,7 @@ class NonInferiorityResult(_MarginResult):
     _SHOWN_WORDS: ClassVar[str] = "non-inferior by the {pct}-point margin"
     _NOT_SHOWN_WORDS: ClassVar[str] = "non-inferiority not shown"
     _OWN_FIELDS: ClassVar[tuple[str, ...]] = ("noninferior", "difference")
+    _HEAD: ClassVar[str] = "Non-inferiority, {name}, margin {margin}"
 
     @property
     def noninferior(self) -> Any:
@@ -455,9 +458,6 @@ class NonInferiorityResult(_MarginResult):
         with np.errstate(divide="ignore", invalid="ignore"):
             d = (b - c) / n
         return float(d) if d.ndim == 0 else d
-
-    def _head(self) -> str:
-        return f"Non-inferiority, {self.name}, margin {describe_margin(self.margin)}"
 
     def _summary(self, ci: ConfidenceInterval[Any]) -> str:
         return (
@@ -493,6 +493,7 @@ class EquivalenceResult(_MarginResult):
     _SHOWN_WORDS: ClassVar[str] = "equivalent within {points}"
     _NOT_SHOWN_WORDS: ClassVar[str] = "equivalence not shown"
     _OWN_FIELDS: ClassVar[tuple[str, ...]] = ("pvalue_lower", "pvalue_upper", "equivalent")
+    _HEAD: ClassVar[str] = "Equivalence, two one-sided {name}s, margin {margin}"
 
     pvalue_lower: Any
     pvalue_upper: Any
@@ -505,9 +506,6 @@ class EquivalenceResult(_MarginResult):
     def equivalent(self) -> Any:
         """``pvalue < alpha``: equivalence within the margin shown."""
         return self._rejected()
-
-    def _head(self) -> str:
-        return f"Equivalence, two one-sided {self.name}s, margin {describe_margin(self.margin)}"
 
     def _summary(self, ci: ConfidenceInterval[Any]) -> str:
         return (
