@@ -46,6 +46,7 @@ QUANTITIES: dict[str, tuple[Term, ...]] = {
 KNOWN_SPELLED: set[tuple[str, str]] = {
     ("mcnemar._analysis", "TESTS (all but unconditional)"),
     ("mcnemar._report_render", "DIFFERENCE_INTERVALS"),
+    ("mcnemar._tasks_render", "ADJUSTMENTS"),
     ("mcnemar._report_render", "TESTS (all but unconditional)"),
     ("mcnemar.cli.compare", "CLUSTERED_METHODS"),
     ("mcnemar.cli.compare", "FAIL_ON"),
@@ -68,10 +69,8 @@ KNOWN_SPELLED: set[tuple[str, str]] = {
     ("mcnemar.plotting", "ADJUSTMENTS"),
     ("mcnemar.plotting", "TESTS (all but unconditional)"),
     ("mcnemar.sequential", "ALTERNATIVES"),
-    ("mcnemar.tasks", "ADJUSTMENTS"),
     ("mcnemar.tasks", "ALTERNATIVES"),
     ("mcnemar.tasks", "ON_MISSING"),
-    ("web/static/app.js", "ALTERNATIVES"),
     ("web/static/app.js", "TESTS (all but unconditional)"),
 }
 
