@@ -337,7 +337,7 @@ def _counts(tables: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray
     if arr.ndim == 3 and arr.shape[1:] == (2, 2):
         arr = arr.reshape(-1, 4)
     if arr.size == 0:
-        arr = arr.reshape(0, 4)
+        raise TableError("tables is empty; give at least one table")
     if arr.ndim != 2 or arr.shape[1] != 4:
         raise TableError(
             "tables must be an (n, 4) array of counts a, b, c, d (one row per table), an "
