@@ -126,6 +126,8 @@ def test_a_fixed_list_of_spellings(tmp_path: Path) -> None:
         ("h.csv", "a,b\n", "header but no items"),
         ("v.csv", "a,b\n1,0\n1,2\n", "line 3: column 'b' has '2'"),
         ("n.csv", "a,b\n1,0\n1\n", "line 3: expected 2 values"),
+        ("o.csv", "a,b\n1,0\n1,x\ny,1\n", "line 3: column 'b' has 'x'"),  # first in the file
+        ("u.jsonl", '{"a": 1, "b": 0}\n{"a": [1], "b": 0}\n', "line 2: column 'a' has [1]"),
         ("d.csv", "a,a\n1,0\n", "'a' appear more than once"),
         ("i.csv", "id,a\nq1,1\nq1,0\n", "line 3: item id 'q1' repeats (first at line 2)"),
         ("b.csv", "id,a\nq1,1\n,0\n", "line 3: column 'id' has no item id"),

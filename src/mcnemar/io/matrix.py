@@ -23,7 +23,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -239,56 +239,59 @@ def _build(p: Path, kind: str, header: list[str], rows: Iterable[_Row],
         id_at = header.index(id_column)
         keep.remove(id_at)
     names = tuple(header[i] for i in keep)
-    # Each distinct cell is converted once (a column holds few distinct spellings).
-    seen: dict[Any, float | None] = {}
-    values: list[list[int]] = []
-    items: list[Any] = []
-    first_at: dict[str, int] = {}
-    for number, cells in rows:
-        out = []
-        for i in keep:
-            cell = cells[i]
-            key = (type(cell), cell) if _hashable(cell) else None
-            if key is not None and key in seen:
-                value = seen[key]
-            else:
-                try:
-                    value = score_to_float(cell)
-                except ValueError:
-                    value = None
-                if key is not None:
-                    seen[key] = value
-            if value != 0.0 and value != 1.0:
-                shown = repr(cell) if kind == "csv" else short_repr(cell)
-                raise _located(p, where, number, f"column {header[i]!r} has {shown}; {_RULE}")
-            out.append(int(value))
-        values.append(out)
-        if id_at is not None:
-            item = cells[id_at]
+    rows = list(rows)
+    if not rows:
+        raise InputFileError("the file has a header but no items" if kind == "csv"
+                             else "the file has no items", path=str(p))
+    numbers = [number for number, _ in rows]
+    columns = list(zip(*(cells for _, cells in rows), strict=True))
+    correct = np.empty((len(keep), len(rows)), dtype=np.int8)
+    first_bad: tuple[int, int] | None = None  # (row index, model position): file order
+    for pos, i in enumerate(keep):
+        column = columns[i]
+        # Each distinct cell is converted once: a column holds few distinct spellings.
+        try:
+            table = {cell: _outcome(cell) for cell in set(column)}
+        except TypeError:  # an unhashable JSON value (list, object) is never an outcome
+            table = None
+        if table is not None and None not in table.values():
+            outcome = cast(dict[Any, int], table)
+            correct[pos] = [outcome[cell] for cell in column]
+            continue
+        j = next(j for j, cell in enumerate(column) if _outcome(cell) is None)
+        first_bad = min(first_bad or (j, pos), (j, pos))
+    if first_bad is not None:
+        j, pos = first_bad
+        cell = columns[keep[pos]][j]
+        shown = repr(cell) if kind == "csv" else short_repr(cell)
+        raise _located(p, where, numbers[j],
+                       f"column {header[keep[pos]]!r} has {shown}; {_RULE}")
+    items: list[Any] = list(range(1, len(rows) + 1))
+    if id_at is not None:
+        first_at: dict[str, int] = {}
+        for j, item in enumerate(columns[id_at]):
             text = item.strip() if isinstance(item, str) else (
                 "" if item is None else json.dumps(item) if isinstance(item, list | dict)
                 else str(item))
             if text == "":
-                raise _located(p, where, number, f"column {id_column!r} has no item id")
+                raise _located(p, where, numbers[j], f"column {id_column!r} has no item id")
             if text in first_at:
-                raise _located(p, where, number,
+                raise _located(p, where, numbers[j],
                                f"item id {text!r} repeats (first at {where} "
                                f"{first_at[text]}); each item may appear once")
-            first_at[text] = number
-            items.append(text)
-        else:
-            items.append(len(values))
-    if not values:
-        raise InputFileError("the file has a header but no items" if kind == "csv"
-                             else "the file has no items", path=str(p))
-    correct = np.asarray(values, dtype=np.int8).T if names else np.zeros((0, len(values)),
-                                                                          dtype=np.int8)
+            first_at[text] = numbers[j]
+            items[j] = text
     return OutcomeMatrix(names=names, items=object_array(items), correct=correct, path=str(p),
                          format=kind, id_column=id_column)
 
 
-def _hashable(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool) or value is None
+def _outcome(cell: Any) -> int | None:
+    """1 or 0 for a pass or a fail as the run readers read it, else None."""
+    try:
+        value = score_to_float(cell)
+    except ValueError:
+        return None
+    return 1 if value == 1.0 else 0 if value == 0.0 else None
 
 
 def _located(p: Path, where: str, number: int, message: str) -> InputFileError:
