@@ -31,6 +31,7 @@ module                contents
 ``bayes``             ``bayes``: posterior probabilities of a real gain
 ``clustering``        :func:`clustered` tests for items in clusters
 ``multiple``          :func:`pairwise` comparisons of many systems, Cochran's Q
+``tasks``             :func:`compare_tasks`: two runs of a suite compared task by task
 ``io``                readers for result files and eval-harness logs, alignment
 ``cli``, ``web``      the command line and the local web calculator
 ====================  ==============================================================
@@ -73,6 +74,7 @@ if TYPE_CHECKING:
     from mcnemar.report import Report, analyze
     from mcnemar.sequential import Monitor
     from mcnemar.stopping import stopping_time
+    from mcnemar.tasks import TaskComparison, compare_tasks
 
 __version__ = "0.1.0"
 
@@ -90,10 +92,12 @@ __all__ = [
     "PairedTable",
     "Report",
     "TableError",
+    "TaskComparison",
     "analyze",
     "analyze_many",
     "clustered",
     "cochran_q",
+    "compare_tasks",
     "difference_interval",
     "equivalence",
     "mcnemar",
@@ -130,6 +134,8 @@ _LAZY = {
     "EquivalenceResult": "mcnemar.margin",
     "Monitor": "mcnemar.sequential",
     "stopping_time": "mcnemar.stopping",
+    "compare_tasks": "mcnemar.tasks",
+    "TaskComparison": "mcnemar.tasks",
 }
 
 

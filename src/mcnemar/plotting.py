@@ -499,16 +499,18 @@ def forest_plot(
     ['arith', 'mc']
     """
     from mcnemar._format import clean_name, shorten
-    from mcnemar.tasks import TaskComparison, forest_rows
 
-    if not isinstance(comparison, TaskComparison):
+    # The result brings its own rows (mcnemar.tasks imports this module to draw itself, so
+    # this module does not import it back).
+    if not callable(getattr(comparison, "forest_rows", None)) or \
+            not hasattr(comparison, "overall"):
         raise McNemarError(
             f"forest_plot needs the result of mcnemar.tasks.compare_tasks(...) (a "
             f"TaskComparison); got {type(comparison).__name__}"
         )
     out = None if path is None else _check_path(path)
     dpi = _check_dpi(dpi)
-    rows = forest_rows(comparison)
+    rows = comparison.forest_rows()
     n_rows = len(rows)
     figure_class, canvas_class = _figure_class()
     if ax is None:

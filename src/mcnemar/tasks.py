@@ -48,7 +48,6 @@ binomial proportions. Statistics in Medicine 33:2850-2875.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -58,8 +57,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from scipy import special
 
+from mcnemar import _tasks_render as render
 from mcnemar import vocabulary
-from mcnemar._format import clean_name, format_table_pvalue, markdown_text, shorten
+from mcnemar._format import shorten
+from mcnemar._tasks_read import read_suite, read_suite_pair, splits_into_tasks
+from mcnemar._tasks_render import _micro_interval, _s, _verdict, forest_svg
 from mcnemar.errors import InputFileError, McNemarError, option
 
 if TYPE_CHECKING:
@@ -78,13 +80,12 @@ __all__ = [
     "forest_svg",
     "read_suite",
     "read_suite_pair",
+    "splits_into_tasks",
 ]
 
 SCHEMA = "mcnemar.tasks/1"
 #: The p-value adjustments across tasks.
 ADJUST = vocabulary.names(vocabulary.ADJUSTMENTS)
-_ADJUST_LABELS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
-                  "none": "no adjustment"}
 _HEADLINES = ("macro", "micro")
 _INTERSECT = option("on_missing", "'intersect'")
 
@@ -356,130 +357,26 @@ class TaskComparison:
 
     def verdict(self) -> str:
         """The answer in two sentences: the headline overall, then which tasks got worse."""
-        a, b = (clean_name(n) for n in self.names)
-        est, lo, hi, p = self.headline
-        kind = self.overall.headline
-        side = _verdict(est, p, self.alpha, self.alternative)
-        p_text = "undefined" if p is None else format_table_pvalue(p, self.alpha)
-        ci = f"{_level(self.confidence_level)} CI {_pt(lo)} to {_pt(hi)}"
-        what = {"worse": f"{a} is significantly less accurate than {b}",
-                "better": f"{a} is significantly more accurate than {b}",
-                "none": f"no significant difference between {a} and {b}"
-                if self.alternative == "two-sided" else
-                f"no significant evidence that {a} is "
-                f"{'more' if self.alternative == 'greater' else 'less'} accurate than {b}",
-                "undefined": "the test is undefined"}[side]
-        first = (f"Overall ({kind}): {a} - {b} = {_pt(est)} points ({ci}), p = {p_text}: "
-                 f"{what} at alpha = {self.alpha:g}.")
-        adj = _ADJUST_LABELS[self.adjust]
-        adj_text = "without adjustment" if self.adjust == "none" else f"after {adj} adjustment"
-        worse = self.worse
-        count = f"{len(worse)} of {len(self.tasks)} task{_s(len(self.tasks))}"
-        if worse:
-            shown = ", ".join(clean_name(t.task) for t in worse[:5])
-            more = f" and {len(worse) - 5} more" if len(worse) > 5 else ""
-            second = (f"{count} significantly worse for {a} {adj_text}: {shown}{more}.")
-        else:
-            second = f"{count} significantly worse for {a} {adj_text}."
-        if self.better:
-            n_b = len(self.better)
-            second += f" {n_b} task{_s(n_b)} significantly better."
-        return first + " " + second
+        return render.verdict(self)
 
-    def _rows(self, markdown: bool = False) -> list[list[str]]:
-        rows = []
-        for t in self.tasks:
-            flag = "worse" if t.worse else "better" if t.better else ""
-            name = clean_name(t.task)
-            rows.append([markdown_text(name) if markdown else shorten(name, 48), str(t.n),
-                         str(t.b), str(t.c), _pt(t.difference), f"{_pt(t.low)} to {_pt(t.high)}",
-                         t.test, format_table_pvalue(t.pvalue, self.alpha),
-                         format_table_pvalue(t.adjusted_pvalue, self.alpha), flag])
-        return rows
-
-    def _header(self) -> list[str]:
-        adj = "adj. p" if self.adjust == "none" else f"adj. p ({_ADJUST_LABELS[self.adjust]})"
-        return ["task", "n", "b", "c", "A - B (points)",
-                f"{_level(self.confidence_level)} CI", "test", "p", adj, ""]
-
-    def _overall_lines(self) -> list[str]:
-        micro, macro = self.overall.micro, self.overall.macro
-        lo, hi = _micro_interval(micro)
-        est = float(micro.difference) if micro.difference is not None else math.nan
-        level = _level(self.confidence_level)
-        mark = {"micro": "", "macro": ""}
-        mark[self.overall.headline] = ", the headline"
-        macro_p = "undefined" if macro.pvalue is None else \
-            format_table_pvalue(macro.pvalue, self.alpha)
-        return [
-            f"Micro{mark['micro']} (items pooled, {micro.table.n} items): {_pt(est)} points "
-            f"({level} CI {_pt(lo)} to {_pt(hi)}), "
-            f"{_TEST_WORDS.get(micro.recommended, micro.recommended)} "
-            f"p = {format_table_pvalue(micro.pvalue, self.alpha)}.",
-            f"Macro{mark['macro']} (mean of {len(macro.tasks)} task differences, each weight "
-            f"{_weight_text(macro.weights)}): {_pt(macro.estimate)} points ({level} CI "
-            f"{_pt(macro.low)} to {_pt(macro.high)}), z-test p = {macro_p}.",
-            f"Headline: {self.overall.reason}",
-        ]
+    def forest_rows(self) -> list[dict[str, Any]]:
+        """The rows of the forest plot, top to bottom: tasks worst first, then micro and
+        macro (``label``, ``estimate``, ``low``, ``high``, ``significant``, ``worse``,
+        ``overall``, ``pvalue``)."""
+        return render.forest_rows(self)
 
     def __str__(self) -> str:
-        a, b = (clean_name(n) for n in self.names)
-        lines = [f"{a} (A) vs {b} (B), task by task: {len(self.tasks)} "
-                 f"task{_s(len(self.tasks))}, {self.items} items.", "",
-                 self.verdict(), ""]
-        lines += self._overall_lines()
-        lines.append("")
-        header = self._header()
-        rows = self._rows()
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        right = {1, 2, 3, 4, 7, 8}
-
-        def line(cells: list[str]) -> str:
-            return "  ".join(c.rjust(w) if i in right else c.ljust(w)
-                             for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
-
-        lines.append(line(header))
-        lines += [line(r) for r in rows]
-        lines.append("")
-        lines.append(f"p: the test {a} vs {b} of each task alone ({_TEST_NOTE}); "
-                     f"{self.alternative}.")
-        if self.warnings:
-            lines += ["", "Warnings:"] + [f"- {w}" for w in self.warnings]
-        if self.alignment is not None:
-            lines += ["", str(self.alignment)]
-        return "\n".join(lines)
+        return render.text(self)
 
     def to_markdown(self) -> str:
         """The result as GitHub-flavoured markdown: verdict, overall, per-task table."""
-        a, b = (markdown_text(clean_name(n)) for n in self.names)
-        out = [f"### {a} vs {b}, task by task", "", markdown_text(self.verdict()), ""]
-        out += [f"- {markdown_text(x)}" for x in self._overall_lines()]
-        out.append("")
-        header = self._header()
-        out.append("| " + " | ".join(header) + " |")
-        out.append("|" + "|".join("---:" if i in (1, 2, 3, 4, 7, 8) else "---"
-                                  for i in range(len(header))) + "|")
-        for r in self._rows(markdown=True):
-            r[-1] = f"**{r[-1]}**" if r[-1] else ""
-            out.append("| " + " | ".join(r) + " |")
-        if self.warnings:
-            out += ["", "Warnings:", ""] + [f"- {markdown_text(w)}" for w in self.warnings]
-        return "\n".join(out)
+        return render.markdown(self)
 
     def _repr_markdown_(self) -> str:
-        return self.to_markdown()
+        return render.markdown(self)
 
     def _repr_html_(self) -> str:
-        e = html.escape
-        head = "".join(f"<th>{e(h)}</th>" for h in self._header())
-        body = []
-        for r, t in zip(self._rows(), self.tasks, strict=True):
-            style = ' style="color:#b00020"' if t.worse else ""
-            body.append(f"<tr{style}>" + "".join(f"<td>{e(c)}</td>" for c in r) + "</tr>")
-        overall = "".join(f"<li>{e(x)}</li>" for x in self._overall_lines())
-        return (f'<div class="mcnemar-tasks"><p><strong>{e(self.verdict())}</strong></p>'
-                f"<ul>{overall}</ul><table><thead><tr>{head}</tr></thead>"
-                f"<tbody>{''.join(body)}</tbody></table></div>")
+        return render.html(self)
 
     def __repr__(self) -> str:
         est, _, _, p = self.headline
@@ -499,73 +396,11 @@ class TaskComparison:
         return forest_svg(self)
 
 
-_TEST_WORDS = {"exact": "exact McNemar", "asymptotic": "chi-square McNemar",
-               "clustered": "clustered McNemar"}
-_TEST_NOTE = "exact below 25 discordant items, chi-square from 25, clustered with clusters"
-
-
-# --------------------------------------------------------------------------------------------
-# small helpers
-
-
-def _s(n: int) -> str:
-    return "" if n == 1 else "s"
-
-
 def _json(x: Any) -> Any:
     if x is None:
         return None
     v = float(x)
     return v if math.isfinite(v) else None
-
-
-def _level(level: float) -> str:
-    return f"{100 * level:g}%"
-
-
-def _pt(x: float | None) -> str:
-    """A difference of proportions in signed points, with enough decimals that a nonzero value
-    never prints as 0 (down to 1e-6 of a point)."""
-    if x is None or not math.isfinite(x):
-        return "undefined"
-    v = 100.0 * x
-    if v == 0:
-        return "0.0"
-    decimals = 1
-    while round(abs(v), decimals) == 0 and decimals < 6:
-        decimals += 1
-    return f"{v:+.{decimals}f}"
-
-
-def _weight_text(weights: Sequence[float]) -> str:
-    w = sorted(set(round(x, 12) for x in weights))
-    if len(w) == 1:
-        return f"1/{round(1 / w[0])}" if w[0] > 0 else "0"
-    return f"{w[0]:.3g} to {w[-1]:.3g}"
-
-
-def _verdict(est: float, p: float | None, alpha: float, alternative: str) -> str:
-    """``"worse"``, ``"better"``, ``"none"`` or ``"undefined"`` for a difference and p."""
-    if p is None or not math.isfinite(p) or not math.isfinite(est):
-        return "undefined"
-    if p >= alpha:
-        return "none"
-    if est < 0 and alternative in ("two-sided", "less"):
-        return "worse"
-    if est > 0 and alternative in ("two-sided", "greater"):
-        return "better"
-    return "none"
-
-
-def _micro_interval(report: Report) -> tuple[float, float]:
-    ci: Any
-    if report.recommended_interval == "clustered" and report.clustered is not None:
-        ci = report.clustered.confidence_interval(report.confidence_level)
-    else:
-        ci = report.difference_intervals.get("newcombe")
-    if ci is None:
-        return math.nan, math.nan
-    return float(ci.low), float(ci.high)
 
 
 def macro_difference(counts: Any, *, weights: Any = None, variances: Any = None,
@@ -601,7 +436,7 @@ def macro_difference(counts: Any, *, weights: Any = None, variances: Any = None,
     --------
     >>> r = macro_difference([[80, 15, 5, 0], [40, 2, 6, 2]])
     >>> round(r["estimate"], 4), round(r["standard_error"], 4)
-    (0.01, 0.0299)
+    (0.01, 0.0353)
     """
     x = np.asarray(counts, dtype=np.float64).reshape(-1, 4)
     _, b, c, _ = x.T
@@ -789,8 +624,8 @@ def compare_tasks(
     >>> a = run("new", [1] * 40 + [0] * 10 + [1] * 30 + [0] * 20)
     >>> b = run("old", [1] * 30 + [0] * 20 + [1] * 45 + [0] * 5)
     >>> res = compare_tasks(a, b, task_column="task")
-    >>> [(t.task, t.b, t.c, t.worse) for t in res.tasks]
-    [('t2', 0, 15, True), ('t1', 10, 0, True)]
+    >>> [(t.task, t.b, t.c, t.worse, t.better) for t in res.tasks]
+    [('t2', 0, 15, True, False), ('t1', 10, 0, False, True)]
     """
     from mcnemar.intervals import DIFFERENCE_METHODS
     from mcnemar.io import align
@@ -1019,231 +854,3 @@ def _clustered(alignments: list[Alignment], method: str
     pooled = clustered_from_outcomes(np.concatenate(ca_all), np.concatenate(cb_all),
                                      np.concatenate(ids_all), method=method)
     return each, pooled
-
-
-# --------------------------------------------------------------------------------------------
-# reading a suite
-
-
-def read_suite(path: str | Path, *, format: str = "auto", model: str | None = None,
-               **options: Any) -> Any:
-    """Read a run of a whole suite: one RunResults, or one per task.
-
-    * a file, an lm-eval output directory (several tasks in one run) or a HELM run directory:
-      :func:`mcnemar.io.read_run`;
-    * a directory of Inspect logs (``*.eval``, or ``*.json`` logs): one run per log;
-    * a HELM suite directory (``runs/<suite>/``, one sub-directory per run): one run per
-      scenario of ``model`` (needed when the suite holds several models).
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> p = pathlib.Path(tempfile.mkdtemp()) / "a.csv"
-    >>> _ = p.write_text("id,correct\\nq1,true\\n")
-    >>> read_suite(p).records
-    1
-    """
-    from mcnemar.io import read_run
-    from mcnemar.io.detect import detect_format
-
-    p = Path(path)
-    if not p.is_dir():
-        return read_run(p, format=format, **options)
-    helm_runs = sorted(x.parent for x in p.glob("*/per_instance_stats.json"))
-    logs = sorted(x for x in p.iterdir() if x.is_file() and x.suffix in (".eval", ".json"))
-    if helm_runs and not (p / "per_instance_stats.json").is_file() and \
-            format in ("auto", "helm"):
-        runs = [read_run(r, format="helm", **options) for r in helm_runs]
-        models = list(dict.fromkeys(r.identity.model or r.name for r in runs))
-        if model is None and len(models) > 1:
-            raise InputFileError(
-                f"the suite holds runs of {len(models)} models ({', '.join(models)}); choose "
-                f"one with {option('model', 'NAME')}", path=str(p))
-        if model is not None:
-            runs = [r for r in runs if model in (r.identity.model, r.name)]
-            if not runs:
-                raise InputFileError(f"no run of model {model!r} in the suite; its models are "
-                                     f"{', '.join(models)}", path=str(p))
-        return tuple(runs)
-    inspect_logs = [x for x in logs if format == "inspect" or
-                    (format == "auto" and _is_inspect(x, detect_format))]
-    if inspect_logs and format in ("auto", "inspect"):
-        return tuple(read_run(x, format="inspect", **options) for x in inspect_logs)
-    return read_run(p, format=format, **options)
-
-
-def splits_into_tasks(path: str | Path) -> bool:
-    """True for a directory that :func:`read_suite` reads as one run per task: a directory of
-    Inspect logs, or a HELM suite (run sub-directories, no ``per_instance_stats.json`` of its
-    own)."""
-    from mcnemar.io.detect import detect_format
-
-    p = Path(path)
-    if not p.is_dir() or (p / "per_instance_stats.json").is_file():
-        return False
-    if next(p.glob("*/per_instance_stats.json"), None) is not None:
-        return True
-    return any(x.is_file() and x.suffix in (".eval", ".json") and _is_inspect(x, detect_format)
-               for x in p.iterdir())
-
-
-def read_suite_pair(
-    paths: Sequence[str | Path],
-    *,
-    runs: Sequence[str] | None = None,
-    format: str = "auto",
-    options_a: dict[str, Any] | None = None,
-    options_b: dict[str, Any] | None = None,
-    **reader_options: Any,
-) -> tuple[Any, Any]:
-    """Read both sides of a per-task comparison: each a RunResults or one per task.
-
-    ``paths`` are two runs (files or directories; see :func:`read_suite`), or one HELM suite
-    directory holding both models, with ``runs=(model_a, model_b)``. Anything else (one long
-    file with a run column, prediction files) is read by :func:`mcnemar.pipeline.read_runs`.
-    """
-    given = {k: v for k, v in reader_options.items() if v is not None}
-    paths = list(paths)
-    sides = [{**given, **(extra or {})} for extra in (options_a, options_b)]
-    if len(paths) == 1 and runs is not None and splits_into_tasks(paths[0]):
-        if len(runs) != 2:
-            raise McNemarError(f"{option('runs', 'A,B')} names the two models to compare; got "
-                               f"{len(runs)}")
-        return (read_suite(paths[0], format=format, model=runs[0], **sides[0]),
-                read_suite(paths[0], format=format, model=runs[1], **sides[1]))
-    if len(paths) == 2 and runs is None and any(splits_into_tasks(p) for p in paths):
-        return (read_suite(paths[0], format=format, **sides[0]),
-                read_suite(paths[1], format=format, **sides[1]))
-    from mcnemar.pipeline import read_runs
-
-    return read_runs(paths, format=format, runs=runs, options_a=options_a,
-                     options_b=options_b, **reader_options)
-
-
-def _is_inspect(path: Path, detect: Any) -> bool:
-    try:
-        return bool(detect(path) == "inspect")
-    except McNemarError:
-        return False
-
-
-# --------------------------------------------------------------------------------------------
-# the forest plot as SVG (no dependency; the web page shows it)
-
-
-def forest_rows(comparison: TaskComparison) -> list[dict[str, Any]]:
-    """The rows of the forest plot, top to bottom: tasks worst first, then micro and macro.
-
-    Each row: ``label``, ``estimate``, ``low``, ``high`` (proportions), ``significant``,
-    ``worse``, ``overall`` (False for tasks).
-    """
-    rows = [{"label": t.task, "estimate": t.difference, "low": t.low, "high": t.high,
-             "significant": t.worse or t.better, "worse": t.worse, "overall": False,
-             "pvalue": t.adjusted_pvalue} for t in comparison.tasks]
-    micro, macro = comparison.overall.micro, comparison.overall.macro
-    lo, hi = _micro_interval(micro)
-    est = float(micro.difference) if micro.difference is not None else math.nan
-    for label, e, low, high, p in (
-            ("Overall, micro (items pooled)", est, lo, hi, micro.pvalue),
-            ("Overall, macro (mean of tasks)", macro.estimate, macro.low, macro.high,
-             macro.pvalue)):
-        side = _verdict(e, p, comparison.alpha, comparison.alternative)
-        rows.append({"label": label, "estimate": e, "low": low, "high": high,
-                     "significant": side in ("worse", "better"), "worse": side == "worse",
-                     "overall": True, "pvalue": p})
-    return rows
-
-
-def forest_svg(comparison: TaskComparison, *, width: int = 720, label_chars: int = 40) -> str:
-    """The forest plot of a :class:`TaskComparison` as a standalone SVG document (a string).
-
-    One row per task, worst first, with accuracy(A) - accuracy(B) in points and its interval;
-    a filled marker means significant after adjustment (red when A is worse); the micro and
-    macro overall rows (diamonds) close the plot; a dashed line marks zero. Labels longer than
-    ``label_chars`` are shortened; every text is escaped.
-
-    Examples
-    --------
-    >>> res = compare_task_tables({"arith": (13, 8, 6, 3), "mc": (21, 5, 3, 1)})
-    >>> svg = forest_svg(res)
-    >>> svg.startswith("<svg") and svg.count("<line") >= 4
-    True
-    """
-    rows = forest_rows(comparison)
-    e = html.escape
-    font = 11
-    char_w = 0.62 * font  # a generous average advance of a sans-serif character
-    labels = [shorten(clean_name(r["label"]), label_chars) for r in rows]
-    left = int(max(len(x) for x in labels) * char_w) + 16
-    right_col = 70
-    row_h = 18
-    top = 34
-    gap = 10  # between the tasks and the overall rows
-    height = top + row_h * len(rows) + gap + 42
-    plot_w = max(120, width - left - right_col - 10)
-    vals = [v for r in rows for v in (r["low"], r["high"], r["estimate"])
-            if v is not None and math.isfinite(v)] + [0.0]
-    lo, hi = 100 * min(vals), 100 * max(vals)
-    pad = 0.05 * (hi - lo or 1.0)
-    lo, hi = lo - pad, hi + pad
-
-    def x(v: float) -> float:
-        return left + (100 * v - lo) / (hi - lo) * plot_w
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="{font}" '
-           'role="img">',
-           f"<title>{e(clean_name(comparison.names[0]))} - {e(clean_name(comparison.names[1]))}"
-           " per task</title>",
-           f'<text x="{left}" y="16" font-weight="bold">accuracy(A) - accuracy(B), points, '
-           f"{_level(comparison.confidence_level)} CI; filled: adjusted p &lt; "
-           f"{comparison.alpha:g}</text>"]
-    zero = x(0.0)
-    bottom = top + row_h * len(rows) + gap
-    out.append(f'<line x1="{zero:.1f}" y1="{top - 6}" x2="{zero:.1f}" y2="{bottom}" '
-               'stroke="#555" stroke-dasharray="4 3"/>')
-    for i, (r, label) in enumerate(zip(rows, labels, strict=True)):
-        y = top + row_h * i + row_h / 2 + (gap if r["overall"] else 0)
-        color = "#b00020" if r["worse"] else "#1f5fa8"
-        out.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{e(label)}</text>')
-        if not all(v is not None and math.isfinite(v)
-                   for v in (r["low"], r["high"], r["estimate"])):
-            continue
-        out.append(f'<line x1="{x(r["low"]):.1f}" y1="{y:.1f}" x2="{x(r["high"]):.1f}" '
-                   f'y2="{y:.1f}" stroke="{color}" stroke-width="1.6"/>')
-        fill = color if r["significant"] else "white"
-        cx = x(r["estimate"])
-        if r["overall"]:
-            out.append(f'<polygon points="{cx - 6:.1f},{y:.1f} {cx:.1f},{y - 6:.1f} '
-                       f'{cx + 6:.1f},{y:.1f} {cx:.1f},{y + 6:.1f}" fill="{fill}" '
-                       f'stroke="{color}"/>')
-        else:
-            out.append(f'<circle cx="{cx:.1f}" cy="{y:.1f}" r="4" fill="{fill}" '
-                       f'stroke="{color}"/>')
-        out.append(f'<text x="{left + plot_w + 8}" y="{y + 4:.1f}" fill="#444">'
-                   f"{e(_pt(r['estimate']))}</text>")
-    axis_y = bottom + 6
-    out.append(f'<line x1="{left}" y1="{axis_y}" x2="{left + plot_w}" y2="{axis_y}" '
-               'stroke="#888"/>')
-    for tick in _ticks(lo, hi):
-        tx = left + (tick - lo) / (hi - lo) * plot_w
-        out.append(f'<line x1="{tx:.1f}" y1="{axis_y}" x2="{tx:.1f}" y2="{axis_y + 4}" '
-                   'stroke="#888"/>')
-        out.append(f'<text x="{tx:.1f}" y="{axis_y + 16}" text-anchor="middle">'
-                   f"{tick:g}</text>")
-    out.append("</svg>")
-    return "\n".join(out)
-
-
-def _ticks(lo: float, hi: float, count: int = 6) -> list[float]:
-    span = hi - lo
-    raw = span / count
-    mag = 10 ** math.floor(math.log10(raw)) if raw > 0 else 1.0
-    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
-    first = math.ceil(lo / step) * step
-    out = []
-    v = first
-    while v <= hi + 1e-12:
-        out.append(round(v, 10))
-        v += step
-    return out

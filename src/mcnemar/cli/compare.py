@@ -349,7 +349,7 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
     draw the forest plot, and exit by ``--fail-on``."""
     from pathlib import Path
 
-    from mcnemar.pipeline import compare_runs
+    from mcnemar.pipeline import compare_runs, read_runs
     from mcnemar.tasks import read_suite_pair
 
     if truth is not None:
@@ -377,9 +377,12 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
         read_options = {k: v for k, v in read_options.items()
                         if k not in ("filter", "value_key", "perturbation", "limits")}
         read_options["run_column"] = run_column
-    side_a, side_b = read_suite_pair(
-        runs, runs=split_pair(run_values, "--runs"), format=input_format,
-        options_a=sides[0] or None, options_b=sides[1] or None, **read_options)
+    pair: dict[str, Any] = {"runs": split_pair(run_values, "--runs"), "format": input_format,
+                            "options_a": sides[0] or None, "options_b": sides[1] or None}
+    # Directories of one run per task (Inspect logs, HELM suites) first; anything else (files,
+    # lm-eval directories, one long file) as compare reads it.
+    suites = read_suite_pair(runs, **pair, **read_options)
+    side_a, side_b = suites if suites is not None else read_runs(runs, **pair, **read_options)
     result = compare_runs(side_a, side_b, by_task=True, task=list(tasks) or None,
                           task_column=task_column, adjust=adjust,
                           names=split_pair(names, "--names"), alpha=alpha, **options)
