@@ -199,12 +199,14 @@ def as_table(table: Any) -> PairedTable:
         arr = np.asarray(table)
     except Exception as exc:
         raise TableError(
-            f"table must be a PairedTable or a 2x2 array [[a, b], [c, d]], got {table!r}"
+            f"table must be a PairedTable or a 2x2 array [[a, b], [c, d]], got {table!r}",
+            argument="table",
         ) from exc
     if arr.ndim < 2 or arr.shape[-2:] != (2, 2):
         raise TableError(
             f"table must be a PairedTable or a 2x2 array [[a, b], [c, d]] (rows: A right/wrong, "
-            f"columns: B right/wrong), got an array of shape {arr.shape}"
+            f"columns: B right/wrong), got an array of shape {arr.shape}",
+            argument="table",
         )
     return PairedTable(a=arr[..., 0, 0], b=arr[..., 0, 1], c=arr[..., 1, 0], d=arr[..., 1, 1])
 

@@ -9,7 +9,7 @@ import numpy as np
 import numpy.typing as npt
 
 from mcnemar import vocabulary
-from mcnemar.errors import McNemarError
+from mcnemar.errors import McNemarError, option
 from mcnemar.validation import check_choice, check_names, check_open_unit
 
 FloatArray = npt.NDArray[np.float64]
@@ -28,32 +28,33 @@ _ALTERNATIVES = vocabulary.names(vocabulary.ALTERNATIVES)
 
 def _as_correctness_matrix(correct: Any, argname: str = "correct") -> npt.NDArray[np.int8]:
     """Validate a K x N 0/1 matrix and return it as int8."""
+    arg = option(argname)
     try:
         x = np.asarray(correct)
     except (TypeError, ValueError) as exc:
         raise McNemarError(
-            f"{argname} must be a K x N matrix of 0/1 (one row per model, one column per item); "
+            f"{arg} must be a K x N matrix of 0/1 (one row per model, one column per item); "
             f"it could not be read as an array: {exc}"
         ) from None
     if x.ndim != 2:
         raise McNemarError(
-            f"{argname} must be a 2-D K x N matrix (one row per model, one column per item); "
+            f"{arg} must be a 2-D K x N matrix (one row per model, one column per item); "
             f"got an array with {x.ndim} dimension(s) and shape {x.shape}"
         )
     k, n = x.shape
     if k < 2:
         raise McNemarError(
-            f"{argname} must have at least 2 rows (one per model) to compare; got shape {x.shape}"
+            f"{arg} must have at least 2 rows (one per model) to compare; got shape {x.shape}"
         )
     if n < 1:
         raise McNemarError(
-            f"{argname} must have at least 1 column (one per item); got shape {x.shape}"
+            f"{arg} must have at least 1 column (one per item); got shape {x.shape}"
         )
     if x.dtype == np.bool_:
         return x.astype(np.int8)
     if x.dtype.kind not in "iuf":
         raise McNemarError(
-            f"{argname} must hold 0/1 or True/False per model and item; got values of dtype "
+            f"{arg} must hold 0/1 or True/False per model and item; got values of dtype "
             f"{x.dtype} (first value {x.flat[0].item()!r})"
         )
     if x.dtype.kind == "f":
@@ -61,14 +62,14 @@ def _as_correctness_matrix(correct: Any, argname: str = "correct") -> npt.NDArra
         if nan.any():
             i, j = np.argwhere(nan)[0]
             raise McNemarError(
-                f"{argname} has a missing value (NaN) for model {i}, item {j}; every model "
+                f"{arg} has a missing value (NaN) for model {i}, item {j}; every model "
                 "needs a 0/1 outcome on every item (align the runs first)"
             )
     bad = (x != 0) & (x != 1)
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise McNemarError(
-            f"{argname} must hold only 0 and 1 (or True/False); got {x[i, j].item()!r} for "
+            f"{arg} must hold only 0 and 1 (or True/False); got {x[i, j].item()!r} for "
             f"model {i}, item {j}"
         )
     return x.astype(np.int8)
@@ -86,6 +87,7 @@ def _check_names(names: Sequence[str] | None, k: int) -> tuple[str, ...]:
 
 
 def _resolve_baseline(baseline: int | str | None, names: tuple[str, ...]) -> int | None:
+    arg = option("baseline")
     if baseline is None:
         return None
     k = len(names)
@@ -93,16 +95,16 @@ def _resolve_baseline(baseline: int | str | None, names: tuple[str, ...]) -> int
         if baseline in names:
             return names.index(baseline)
         raise McNemarError(
-            f"baseline must be a model name or a row index 0..{k - 1}; {baseline!r} is not one of "
+            f"{arg} must be a model name or a row index 0..{k - 1}; {baseline!r} is not one of "
             f"the names {list(names)!r}"
         )
     if isinstance(baseline, bool) or not isinstance(baseline, (int, np.integer)):
         raise McNemarError(
-            f"baseline must be a model name or a row index 0..{k - 1}; got {baseline!r}"
+            f"{arg} must be a model name or a row index 0..{k - 1}; got {baseline!r}"
         )
     idx = int(baseline)
     if not 0 <= idx < k:
-        raise McNemarError(f"baseline index must be between 0 and {k - 1}; got {idx}")
+        raise McNemarError(f"{arg} index must be between 0 and {k - 1}; got {idx}")
     return idx
 
 
