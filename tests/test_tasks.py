@@ -252,6 +252,33 @@ def test_sentences_follow_from_numbers(tables, alternative, adjust) -> None:
     if est != 0:
         assert shown.startswith("+" if est > 0 else "-")
     json.dumps(res.to_dict(), allow_nan=False)
+    _check_printed_table(res)
+
+
+def _number(text: str) -> float:
+    return 0.0 if text == "<1e-300" else float(text)
+
+
+def _check_printed_table(res) -> None:  # type: ignore[no-untyped-def]
+    """Read the printed per-task table back: a row is flagged worse (better) exactly when its
+    printed adjusted p is below alpha and its printed difference is negative (positive), and
+    the verdict counts the rows flagged worse."""
+    lines = str(res).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("task "))
+    rows = lines[start + 1:start + 1 + len(res.tasks)]
+    flagged = 0
+    for line, t in zip(rows, res.tasks, strict=True):
+        cells = line[len(max((x.task for x in res.tasks), key=len)):].split()
+        flag = cells[-1] if cells[-1] in ("worse", "better") else ""
+        adj = _number(cells[-2] if flag else cells[-1])
+        diff = cells[3]
+        significant = adj < res.alpha
+        negative, positive = diff.startswith("-"), diff.startswith("+")
+        expect = ("worse" if significant and negative and res.alternative != "greater" else
+                  "better" if significant and positive and res.alternative != "less" else "")
+        assert flag == expect, (line, t)
+        flagged += flag == "worse"
+    assert f"{flagged} of {len(res.tasks)} task" in res.verdict()
 
 
 # --- inputs, options and errors -------------------------------------------------------------
