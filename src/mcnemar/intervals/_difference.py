@@ -11,7 +11,13 @@ from scipy import special
 from mcnemar.intervals._api import run_table_method, table_interval
 from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
 from mcnemar.intervals._result import ConfidenceInterval
-from mcnemar.intervals._roots import _find_root, _larger_quadratic_root, _normal_score_gap, _wilson
+from mcnemar.intervals._roots import (
+    _find_root,
+    _larger_quadratic_root,
+    _normal_score_gap,
+    _paired_correlation,
+    _paired_wilson,
+)
 from mcnemar.vocabulary import DIFFERENCE_INTERVALS, names
 
 FloatArray = NDArray[np.float64]
@@ -68,18 +74,14 @@ def _diff_bonett_price(
 def _square_and_add(
     a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, corrected: bool
 ) -> _Limits:
-    n = a + b + c + d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p1 = (a + b) / n
-        p2 = (a + c) / n
-        l1, u1 = _wilson(a + b, n, z)
-        l2, u2 = _wilson(a + c, n, z)
-        margins = (a + b) * (c + d) * (a + c) * (b + d)
-        cross = a * d - b * c
-        if corrected:
-            # Newcombe's continuity correction applies only to positive association.
-            cross = np.where(cross > n / 2, cross - n / 2, np.where(cross >= 0, 0.0, cross))
-        phi = np.where(margins > 0, cross / np.sqrt(margins), 0.0)
+    p1, l1, u1, p2, l2, u2 = _paired_wilson(a, b, c, d, z)
+    cross = a * d - b * c
+    if corrected:
+        # Newcombe's continuity correction applies only to positive association.
+        half = (a + b + c + d) / 2
+        cross = np.where(cross > half, cross - half, np.where(cross >= 0, 0.0, cross))
+    phi = _paired_correlation(a, b, c, d, cross)
+    with np.errstate(invalid="ignore"):
         x1, y1 = p1 - l1, u2 - p2
         x2, y2 = p2 - l2, u1 - p1
         delta = p1 - p2
@@ -371,8 +373,6 @@ def difference_interval(
         Gauss-Legendre), and U is found by root finding for all tables at once; this method
         costs about 0.25 ms per table, a hundred times the score intervals.
 
-    Limits are truncated to [-1, 1]. A table with N = 0 gives nan limits.
-
     Parameters
     ----------
     a, b, c, d : int or array_like of int
@@ -385,7 +385,8 @@ def difference_interval(
     Returns
     -------
     ConfidenceInterval
-        Python floats for scalar input, arrays of the broadcast shape otherwise.
+        Python floats for scalar input, arrays of the broadcast shape otherwise. Limits are
+        truncated to [-1, 1]; a table with N = 0 gives nan limits.
 
     Raises
     ------

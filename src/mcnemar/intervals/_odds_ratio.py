@@ -129,27 +129,26 @@ def odds_ratio_interval(
     ``"wald-laplace"``
         The Wald interval after adding 1 to b and to c.
 
-    With no discordant pairs (b = c = 0) every method gives (0, inf): the data say nothing
-    about the odds ratio. When c = 0 < b the upper limit is inf (except ``"wald-laplace"``).
-
     Parameters
     ----------
     b, c : int or array_like of int
         A right and B wrong; A wrong and B right. Arrays broadcast.
     confidence_level : float or array_like, default 0.95
-        Strictly between 0 and 1.
+        As in :func:`difference_interval`.
     method : str, default "exact"
         One of :data:`ODDS_RATIO_METHODS`.
 
     Returns
     -------
     ConfidenceInterval
-        Python floats for scalar input, arrays of the broadcast shape otherwise.
+        Limits in [0, inf]: (0, inf) with no discordant pairs (b = c = 0), where the data say
+        nothing about the odds ratio, and an infinite upper limit when c = 0 < b (except for
+        ``"wald-laplace"``).
 
     Raises
     ------
     McNemarError
-        Unknown ``method`` or a ``confidence_level`` outside (0, 1).
+        Where :func:`difference_interval` raises (for the counts b and c).
 
     References
     ----------

@@ -10,7 +10,13 @@ from numpy.typing import ArrayLike, NDArray
 from mcnemar.intervals._api import log_wald, run_table_method, table_interval, unbounded_where
 from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
 from mcnemar.intervals._result import ConfidenceInterval
-from mcnemar.intervals._roots import _find_root, _larger_quadratic_root, _wilson
+from mcnemar.intervals._roots import (
+    _find_root,
+    _larger_quadratic_root,
+    _paired_correlation,
+    _paired_wilson,
+    _wilson,
+)
 from mcnemar.vocabulary import RATIO_INTERVALS, names
 
 FloatArray = NDArray[np.float64]
@@ -152,14 +158,9 @@ def _mover_discriminant(
 def _ratio_mover_wilson(
     a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
 ) -> _Limits:
-    n = a + b + c + d
+    p1, l1, u1, p2, l2, u2 = _paired_wilson(a, b, c, d, z)
+    corr = _paired_correlation(a, b, c, d, a * d - b * c)
     with np.errstate(divide="ignore", invalid="ignore"):
-        p1 = (a + b) / n
-        p2 = (a + c) / n
-        l1, u1 = _wilson(a + b, n, z)
-        l2, u2 = _wilson(a + c, n, z)
-        margins = (a + b) * (c + d) * (a + c) * (b + d)
-        corr = np.where(margins > 0, (a * d - b * c) / np.sqrt(margins), 0.0)
         # MOVER for a ratio (Donner & Zou 2012): L is the root in (0, phi_hat) of
         # alpha_l L^2 - 2 beta_l L + q_l = 0, and U the root above phi_hat of the analogous
         # quadratic. The roots are written in the form without cancellation, which also
@@ -235,27 +236,23 @@ def ratio_interval(
         :math:`g = \rho(p_1 - l_1)(u_2 - p_2) - p_1 p_2`, and U likewise with
         :math:`(u_1, l_2)`; L is at least 0 and an undefined or negative U becomes inf.
 
-    Tables with a + b + c = 0 (no item right for either system) give (0, inf) for every
-    method.
-
     Parameters
     ----------
-    a, b, c, d : int or array_like of int
-        Both right, A right and B wrong, A wrong and B right, both wrong. Arrays broadcast.
-    confidence_level : float or array_like, default 0.95
-        Strictly between 0 and 1.
+    a, b, c, d, confidence_level
+        As in :func:`difference_interval`.
     method : str, default "tang"
         One of :data:`RATIO_METHODS`.
 
     Returns
     -------
     ConfidenceInterval
-        Python floats for scalar input, arrays of the broadcast shape otherwise.
+        Limits in [0, inf], shaped as :func:`difference_interval`'s; (0, inf) for every
+        method where a + b + c = 0 (no item right for either system).
 
     Raises
     ------
     McNemarError
-        Unknown ``method`` or a ``confidence_level`` outside (0, 1).
+        Where :func:`difference_interval` raises.
 
     References
     ----------

@@ -1,5 +1,6 @@
 """Numerical tools shared by the score intervals: a bracketed root finder vectorized over
-tables, the larger root of a quadratic, and Wilson's score limits.
+tables, the larger root of a quadratic, Wilson's score limits, and the marginal proportions,
+their Wilson limits and the correlation that the MOVER intervals start from.
 """
 
 from __future__ import annotations
@@ -98,6 +99,30 @@ def _wilson(x: FloatArray, n: FloatArray, z: FloatArray) -> tuple[FloatArray, Fl
     low[undefined] = np.nan
     high[undefined] = np.nan
     return low, high
+
+
+def _paired_wilson(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray
+) -> tuple[FloatArray, ...]:
+    """What the MOVER intervals of a paired table start from: p1 = (a + b)/N and
+    p2 = (a + c)/N with their Wilson limits, (p1, l1, u1, p2, l2, u2)."""
+    n = a + b + c + d
+    with np.errstate(divide="ignore", invalid="ignore"):
+        p1 = (a + b) / n
+        p2 = (a + c) / n
+    l1, u1 = _wilson(a + b, n, z)
+    l2, u2 = _wilson(a + c, n, z)
+    return p1, l1, u1, p2, l2, u2
+
+
+def _paired_correlation(
+    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, cross: FloatArray
+) -> FloatArray:
+    """cross / sqrt((a + b)(c + d)(a + c)(b + d)), the correlation of the two systems'
+    outcomes for cross = ad - bc; 0 where a margin is 0."""
+    margins = (a + b) * (c + d) * (a + c) * (b + d)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(np.where(margins > 0, cross / np.sqrt(margins), 0.0), np.float64)
 
 
 def _normal_score_gap(p: FloatArray, target: FloatArray) -> FloatArray:
