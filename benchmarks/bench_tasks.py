@@ -6,7 +6,7 @@ lm-evaluation-harness writes them for a multiple-choice task (``doc``, ``argumen
 ``resps``, ``filtered_resps``, hashes, ``acc``). Measured end to end (read both directories,
 pair every task, analyse, print the JSON) in three ways, each the median of ``--repeat``:
 
-* ``library``: ``read_suite_pair`` + ``compare_runs(by_task=True)`` + ``to_dict`` in this
+* ``library``: ``read_runs`` + ``compare_runs(by_task=True)`` + ``to_dict`` in this
   process (imports warm);
 * ``cli in-process``: ``mcnemar compare A B --by-task --format json`` through click's runner;
 * ``cli subprocess``: the same command as a new process (includes Python start-up and the
@@ -107,11 +107,10 @@ def main() -> None:
         from click.testing import CliRunner
 
         from mcnemar.cli import main as cli
-        from mcnemar.pipeline import compare_runs
-        from mcnemar.tasks import read_suite_pair
+        from mcnemar.pipeline import compare_runs, read_runs
 
         def library() -> None:
-            side_a, side_b = read_suite_pair([a, b])
+            side_a, side_b = read_runs([a, b])
             res = compare_runs(side_a, side_b, by_task=True)
             json.dumps(res.to_dict(), allow_nan=False)
 
