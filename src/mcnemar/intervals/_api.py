@@ -25,9 +25,7 @@ from mcnemar.intervals._inputs import (
     _Scalar,
     _z,
 )
-from mcnemar.intervals._result import ConfidenceInterval
-
-FloatArray = NDArray[np.float64]
+from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 
 
 class TableInterval(Protocol):

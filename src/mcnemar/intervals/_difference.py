@@ -10,7 +10,7 @@ from scipy import special
 
 from mcnemar.intervals._api import run_table_method, table_interval
 from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
-from mcnemar.intervals._result import ConfidenceInterval
+from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _find_root,
     _larger_quadratic_root,
@@ -19,9 +19,6 @@ from mcnemar.intervals._roots import (
     _paired_wilson,
 )
 from mcnemar.vocabulary import DIFFERENCE_INTERVALS, names
-
-FloatArray = NDArray[np.float64]
-
 
 #: Methods of :func:`difference_interval`, in the order reports list them.
 DIFFERENCE_METHODS: Final[tuple[str, ...]] = names(DIFFERENCE_INTERVALS)

@@ -7,16 +7,13 @@ from __future__ import annotations
 from typing import Any, overload
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from mcnemar.errors import TableError
 from mcnemar.intervals._api import table_estimate
 from mcnemar.intervals._inputs import _as_counts, _echo, _finish, _prepare, _Scalar, _z
-from mcnemar.intervals._result import ConfidenceInterval
+from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import _wilson
-
-FloatArray = NDArray[np.float64]
-
 
 # ---------------------------------------------------------------------------------------------
 # Point estimates and the one-proportion Wilson interval

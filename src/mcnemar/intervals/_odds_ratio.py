@@ -10,12 +10,9 @@ from scipy import special
 
 from mcnemar.intervals._api import log_wald, unbounded_where
 from mcnemar.intervals._inputs import _check_method, _finish, _Limits, _prepare, _Scalar, _z
-from mcnemar.intervals._result import ConfidenceInterval
+from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import _find_root, _normal_score_gap, _wilson
 from mcnemar.vocabulary import ODDS_RATIO_INTERVALS, names
-
-FloatArray = NDArray[np.float64]
-
 
 #: Methods of :func:`odds_ratio_interval`.
 ODDS_RATIO_METHODS: Final[tuple[str, ...]] = names(ODDS_RATIO_INTERVALS)

@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from mcnemar.intervals._api import log_wald, run_table_method, table_interval, unbounded_where
 from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
-from mcnemar.intervals._result import ConfidenceInterval
+from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _find_root,
     _larger_quadratic_root,
@@ -18,9 +18,6 @@ from mcnemar.intervals._roots import (
     _wilson,
 )
 from mcnemar.vocabulary import RATIO_INTERVALS, names
-
-FloatArray = NDArray[np.float64]
-
 
 #: Methods of :func:`ratio_interval`.
 RATIO_METHODS: Final[tuple[str, ...]] = names(RATIO_INTERVALS)

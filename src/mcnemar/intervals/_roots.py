@@ -11,8 +11,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-FloatArray = NDArray[np.float64]
-
+from mcnemar.intervals._result import FloatArray
 
 # ---------------------------------------------------------------------------------------------
 # Numerical tools
