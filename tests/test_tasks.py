@@ -411,3 +411,24 @@ def test_svg_rows_are_worst_first_then_overall() -> None:
     assert anchored[-1].text.startswith("Overall, macro")
     ys = [float(t.get("y")) for t in anchored]
     assert all(b - a >= 18 for a, b in itertools.pairwise(ys))
+
+
+def test_documents_match_the_json_schema() -> None:
+    import jsonschema_rs
+
+    from mcnemar.tasks import json_schema
+
+    validator = jsonschema_rs.validator_for(json_schema())
+    docs = [compare_tasks(read_suite(REAL / "inspect_tasks" / "a"),
+                          read_suite(REAL / "inspect_tasks" / "b")).to_dict(),
+            compare_task_tables({"x": (40, 3, 12, 5), "y": (0, 0, 0, 7)}, adjust="bh",
+                                alternative="less").to_dict(),
+            compare_task_tables({"only": (10, 9, 0, 1)}).to_dict()]
+    for doc in docs:
+        errors = [e.message for e in validator.iter_errors(doc)]
+        assert errors == []
+    broken = dict(docs[0], tasks=[{**docs[0]["tasks"][0], "worse": "yes"}])
+    assert not validator.is_valid(broken)
+    no_micro = json.loads(json.dumps(docs[0]))
+    del no_micro["overall"]["micro"]["tests"]
+    assert not validator.is_valid(no_micro)

@@ -78,6 +78,7 @@ __all__ = [
     "TaskResult",
     "compare_tasks",
     "forest_svg",
+    "json_schema",
     "read_suite",
     "read_suite_pair",
     "splits_into_tasks",
@@ -88,6 +89,36 @@ SCHEMA = "mcnemar.tasks/1"
 ADJUST = vocabulary.names(vocabulary.ADJUSTMENTS)
 _HEADLINES = ("macro", "micro")
 _INTERSECT = option("on_missing", "'intersect'")
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of :meth:`TaskComparison.to_dict`, with the report's
+    schema (:func:`mcnemar.report.json_schema`) as ``overall.micro``.
+
+    Examples
+    --------
+    >>> schema = json_schema()
+    >>> schema["$id"], schema["properties"]["overall"]["properties"]["micro"]["required"][0]
+    ('mcnemar.tasks/1', 'schema')
+    """
+    import json
+    from importlib import resources
+
+    from mcnemar.report import json_schema as report_schema
+
+    text = resources.files("mcnemar").joinpath("schemas/tasks-1.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    report = report_schema()
+    clash = set(report.get("$defs", {})) & set(schema["$defs"])
+    assert not clash, clash  # the two schemas' definitions share one namespace here
+    schema["$defs"].update(report.get("$defs", {}))
+    micro = {k: v for k, v in report.items()
+             if k not in ("$schema", "$id", "$defs", "title", "description")}
+    # The per-task document adds the headline interval of the pooled table to its report.
+    micro.setdefault("properties", {}).update(
+        {"low": {"type": ["number", "null"]}, "high": {"type": ["number", "null"]}})
+    schema["properties"]["overall"]["properties"]["micro"] = micro
+    return schema
 
 
 # --------------------------------------------------------------------------------------------
