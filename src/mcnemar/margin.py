@@ -735,33 +735,35 @@ def margin_dict(
     return out
 
 
+def _h0_line(result: _MarginResult, h0: str, tests: str, shown: str, not_shown: str) -> str:
+    """'H0: ...; the test(s): the verdict at alpha = ...', the report's line of one result."""
+    verdict = shown if result._rejected() else not_shown
+    return f"H0: {h0}; {tests}: {verdict} at alpha = {result.alpha:g}."
+
+
 def _ni_line(ni: NonInferiorityResult, names: tuple[str, str]) -> str:
     na, nb = names
-    verdict = (
-        f"{na} is non-inferior to {nb} by the {_pct(ni.margin)}-point margin"
-        if ni.noninferior
-        else f"non-inferiority not shown for the {_pct(ni.margin)}-point margin"
-    )
-    return (
-        f"H0: {na} is worse than {nb} by {describe_margin(ni.margin)} or more; {ni.name}: "
-        f"Z = {float(ni.statistic):.4f}, one-sided p = {_ptext(ni.pvalue, ni.log10_pvalue)}: "
-        f"{verdict} "
-        f"at alpha = {ni.alpha:g}."
+    return _h0_line(
+        ni,
+        f"{na} is worse than {nb} by {describe_margin(ni.margin)} or more",
+        f"{ni.name}: Z = {float(ni.statistic):.4f}, one-sided p = "
+        f"{_ptext(ni.pvalue, ni.log10_pvalue)}",
+        f"{na} is non-inferior to {nb} by the {_pct(ni.margin)}-point margin",
+        f"non-inferiority not shown for the {_pct(ni.margin)}-point margin",
     )
 
 
 def _eq_line(eq: EquivalenceResult, names: tuple[str, str]) -> str:
     na, nb = names
-    verdict = (
-        f"equivalent within {describe_margin(eq.margin)}"
-        if eq.equivalent
-        else f"equivalence within {describe_margin(eq.margin)} not shown"
-    )
-    return (
-        f"H0: {na} and {nb} differ by {describe_margin(eq.margin)} or more; two one-sided "
-        f"{eq.name}s: p = {_ptext(eq.pvalue_lower, eq.log10_pvalue_lower)} ({na} not worse), "
-        f"{_ptext(eq.pvalue_upper, eq.log10_pvalue_upper)} ({na} not better); larger p = "
-        f"{_ptext(eq.pvalue, eq.log10_pvalue)}: {verdict} at alpha = {eq.alpha:g}."
+    within = f"within {describe_margin(eq.margin)}"
+    return _h0_line(
+        eq,
+        f"{na} and {nb} differ by {describe_margin(eq.margin)} or more",
+        f"two one-sided {eq.name}s: p = {_ptext(eq.pvalue_lower, eq.log10_pvalue_lower)} "
+        f"({na} not worse), {_ptext(eq.pvalue_upper, eq.log10_pvalue_upper)} ({na} not "
+        f"better); larger p = {_ptext(eq.pvalue, eq.log10_pvalue)}",
+        f"equivalent {within}",
+        f"equivalence {within} not shown",
     )
 
 
