@@ -1148,3 +1148,97 @@ def test_margin_and_bayes_on_a_phone(phone: Page, server: str) -> None:
     assert text(page, "#eq-text") == counted["equivalence"]["text"]
     shown = text(page, "#bayes-table tr[data-key=prob_a_better] td.num")
     assert _agrees(shown, counted["bayes"]["prob_a_better"])
+
+
+def _points_pair(low: float, high: float) -> str:
+    """An interval in points as the page prints it: decimals for two significant digits of its
+    width, at least one (the rule of the report's own interval texts)."""
+    import math
+
+    width = abs(high - low) * 100
+    decimals = max(1, 1 - math.floor(math.log10(width)))
+    return "[" + ", ".join(f"{100 * x:+.{decimals}f}" for x in (low, high)) + "]"
+
+
+def test_upload_with_clusters_shows_the_clustered_verdict(
+    desktop: Page, server: str, tmp_path: Path
+) -> None:
+    """Files whose items come in clusters (a cluster field): the recommended test is the
+    clustered one and the headline interval the cluster-robust one, as in the report the
+    pipeline gives for the same files (the reference)."""
+    from mcnemar.pipeline import compare_runs, read_runs
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,correct,passage\n"
+                 + "".join(f"q{i},{int(i % 3 != 0)},p{i // 4}\n" for i in range(80)))
+    b.write_text("id,correct,passage\n"
+                 + "".join(f"q{i},{int(i % 5 == 0)},p{i // 4}\n" for i in range(80)))
+    run_a, run_b = read_runs([a, b], cluster="passage")
+    expected = compare_runs(run_a, run_b, names=(NAME_A, NAME_B)).to_dict()
+    ci = expected["clustered"]["confidence_interval"]
+
+    page = desktop.page
+    page.goto(server + query(name_a=NAME_A, name_b=NAME_B))
+    page.click("#upload-box summary")
+    page.set_input_files("#file_a", str(a))
+    page.set_input_files("#file_b", str(b))
+    page.click("#upload-form details.advanced summary")
+    page.fill("#cluster", "passage")
+    page.click("#upload-submit")
+    wait_compared(page, "a.csv with b.csv")
+
+    headline = text(page, "#headline-p")
+    assert expected["tests"]["clustered"]["name"].lower() in headline.lower(), headline
+    assert page.get_attribute("#tests-table tr[data-test=clustered]", "class") == "recommended"
+    # the headline interval is the cluster-robust one, labelled by its method
+    assert text(page, "#recommended-interval") == _points_pair(ci["low"], ci["high"])
+    assert ci["method"] in text(page, "#diff-estimate")
+    row = "#ci-table tr[data-interval=clustered]"
+    assert page.get_attribute(row, "class") == "recommended"
+    assert "recommended" in text(page, row)
+    # the other intervals keep the report's own labels
+    newcombe = expected["difference"]["intervals"]["newcombe"]["label"]
+    assert newcombe in text(page, "#ci-table tr[data-interval=newcombe]")
+    assert "20 (field passage)" in text(page, "#alignment")
+    page.screenshot(path=str(ARTIFACTS / "web-desktop-upload-clusters.png"), full_page=True)
+
+
+def test_upload_of_several_tasks_shows_the_forest_plot(
+    phone: Page, server: str, tmp_path: Path
+) -> None:
+    """Two files of three tasks (a task column): below the pooled report, the per-task
+    table (worst first, as the library orders it) and the forest plot, drawn within the
+    phone's width."""
+    from mcnemar.io import read_run
+    from mcnemar.pipeline import compare_runs
+
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    rows = [(f"t{t}", f"q{i}") for t in range(3) for i in range(30)]
+    a.write_text("task,id,correct\n" + "".join(
+        f"{t},{q},{int(t != 't2' and int(q[1:]) % 4 != 0)}\n" for t, q in rows))
+    b.write_text("task,id,correct\n" + "".join(
+        f"{t},{q},{int(int(q[1:]) % 3 != 0)}\n" for t, q in rows))
+    expected = compare_runs(*(read_run(p, id=["task", "id"]) for p in (a, b)), by_task=True,
+                            task_column="task", names=("candidate", "baseline")).to_dict()
+
+    page = phone.page
+    page.goto(server)
+    page.click("#upload-box summary")
+    page.set_input_files("#file_a", str(a))
+    page.set_input_files("#file_b", str(b))
+    page.click("#upload-form details.advanced summary")
+    page.fill("#task_column", "task")
+    page.click("#upload-submit")
+    wait_compared(page, "a.csv with b.csv")
+    assert page.locator("#tasks-card").is_visible()
+    assert text(page, "#tasks-verdict") == expected["verdict"]
+    order = page.eval_on_selector_all("#tasks-table tbody tr", "rows => rows.map(r => r.dataset.task)")
+    assert order == [t["task"] for t in expected["tasks"]]
+    assert page.get_attribute("#tasks-table tr[data-task=t2]", "class") == "worse"
+    assert "significantly worse" in text(page, "#tasks-table tr[data-task=t2]")
+    # the plot is drawn (an image that loaded) and fits the screen
+    size = page.eval_on_selector(
+        "#forest-chart img", "img => [img.complete, img.naturalWidth, img.getBoundingClientRect().right]")
+    assert size[0] and size[1] > 0 and size[2] <= PHONE["width"]
+    assert_no_sideways_scroll(page, "tasks")
+    page.locator("#tasks-card").screenshot(path=str(ARTIFACTS / "web-phone-tasks.png"))

@@ -113,3 +113,51 @@ def test_the_upload_schema_and_the_menus_list_the_vocabulary() -> None:
     for name in vocabulary.names(vocabulary.ALTERNATIVES):
         assert CLIENT.post("/api/v1/analyze", json={"b": 1, "c": 2,
                                                     "alternative": name}).status_code == 200
+
+
+def _task_files(tmp_path: Path) -> tuple[Path, Path]:
+    """Three tasks of 30 items each, ids repeated across tasks (the task column tells them
+    apart); A is worse on t2."""
+    a = tmp_path / "a.csv"
+    b = tmp_path / "b.csv"
+    rows = [(f"t{t}", f"q{i}") for t in range(3) for i in range(30)]
+    a.write_text("task,id,correct\n" + "".join(
+        f"{t},{q},{int(t != 't2' and int(q[1:]) % 4 != 0)}\n" for t, q in rows))
+    b.write_text("task,id,correct\n" + "".join(
+        f"{t},{q},{int(int(q[1:]) % 3 != 0)}\n" for t, q in rows))
+    return a, b
+
+
+def test_files_of_several_tasks_are_compared_task_by_task(tmp_path: Path) -> None:
+    """Reference: compare_runs(by_task=True) on the same files read with the composite id."""
+    from mcnemar.io import read_run
+
+    a, b = _task_files(tmp_path)
+    response = _upload(a, b, task_column="task")
+    assert response.status_code == 200, response.text
+    got = response.json()
+    run_a, run_b = (read_run(p, id=["task", "id"]) for p in (a, b))
+    expected = compare_runs(run_a, run_b, by_task=True, task_column="task",
+                            names=("candidate", "baseline"))
+    tasks = got["tasks"]
+    assert tasks["schema"] == "mcnemar.tasks/1"
+    want = expected.to_dict()
+    assert [t["task"] for t in tasks["tasks"]] == [t["task"] for t in want["tasks"]]
+    assert tasks["tasks"] == want["tasks"] and tasks["overall"] == want["overall"]
+    assert tasks["tasks"][0]["task"] == "t2" and tasks["tasks"][0]["worse"] is True
+    # The report around it is the pooled table's (the micro overall), the plot the library's.
+    assert {k: got["table"][k] for k in "abcd"} == {
+        k: want["overall"]["micro"]["table"][k] for k in "abcd"}
+    assert got["forest_svg"] == expected.to_svg()
+    assert got["forest_svg"].startswith("<svg") and "t2" in got["forest_svg"]
+
+
+def test_a_bad_task_column_names_its_field(tmp_path: Path) -> None:
+    a, b = _task_files(tmp_path)
+    response = _upload(a, b, task_column="suite")
+    assert response.status_code == 422
+    error = response.json()["error"]
+    assert error["field"] == "task_column" and "suite" in error["message"]
+    # Decisions of one table do not apply to a per-task comparison: the field is named.
+    response = _upload(a, b, task_column="task", margin="0.01")
+    assert response.status_code == 422 and response.json()["error"]["field"] == "margin"

@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from mcnemar.errors import McNemarError
+from mcnemar.errors import McNemarError, option
 from mcnemar.web.errors import ERROR_RESPONSES, ApiError, describe, field_for_error
 from mcnemar.web.models import (
     CLUSTER_METHODS,
@@ -42,7 +42,7 @@ from mcnemar.web.models import (
     ErrorResponse,
     ReportResponse,
 )
-from mcnemar.web.respond import render
+from mcnemar.web.respond import json_response, map_strings, render, report_body
 from mcnemar.web.upload import (
     MalformedUpload,
     OverBudget,
@@ -137,6 +137,14 @@ def compare_body_schema() -> dict[str, Any]:
             "description": "Cluster field (a column, or an Inspect metadata key): items that "
             "share it are analysed as a cluster, and the clustered test is the recommended one.",
         },
+        "task_column": {
+            "type": "string",
+            "maxLength": 200,
+            "description": "Column naming each item's task (CSV, JSONL, Parquet): the files "
+            "are compared task by task, with p-values adjusted across tasks, the pooled and the "
+            "mean-of-tasks overall, and a forest plot (the response's \"tasks\" and "
+            "\"forest_svg\"). Files that record several tasks are compared so by themselves.",
+        },
         "cluster_method": choice(
             CLUSTER_METHODS,
             default="obuchowski",
@@ -199,7 +207,7 @@ _FORM_FIELDS = {"credible_level": "confidence_level", "names": "name_b", "format
 #: Fields of the form an error may name.
 _FORM_NAMES = frozenset(
     {"name_a", "name_b", "alternative", "confidence_level", "alpha", "format_a", "format_b",
-     "on_missing", "threshold", "reduce", "cluster", "cluster_method",
+     "on_missing", "threshold", "reduce", "cluster", "cluster_method", "task_column",
      "allow_different_tasks", "allow_different_scorers", "margin", "equivalence",
      "margin_method", "bayes", "rope", "prior", "file_a", "file_b"}
 )
@@ -304,9 +312,15 @@ def add_compare_route(
 
 
 def _read(path: Path, fmt: str, options: CompareOptions, read_limits: Any) -> Any:
-    """One uploaded file as a run, within the server's read budget."""
+    """One uploaded file as a run, within the server's read budget.
+
+    With ``task_column`` the item id becomes (task, id), so that the same id may appear in
+    several tasks and each item knows its task (files of one row per item: CSV, JSONL,
+    Parquet).
+    """
     from mcnemar.io import read_run
     from mcnemar.io.detect import detect_format
+    from mcnemar.pipeline import LONG_FORMATS
 
     resolved = detect_format(path) if fmt == "auto" else fmt
     # The upload's own bounds, checked before a reader opens the file.
@@ -314,7 +328,24 @@ def _read(path: Path, fmt: str, options: CompareOptions, read_limits: Any) -> An
         check_archive_directory(path, read_limits.max_members)
     elif resolved == "parquet":
         check_parquet_rows(path, read_limits.max_inflated_bytes)
-    return read_run(path, format=resolved, limits=read_limits, cluster=options.cluster)
+    run = read_run(path, format=resolved, limits=read_limits, cluster=options.cluster)
+    column = options.task_column
+    if column is None or column in run.key_names:
+        return run
+    if resolved not in LONG_FORMATS:
+        raise McNemarError(f"{option('task_column')} names a column of a CSV, JSONL or Parquet "
+                           f"file; {path.name} is {resolved}, which records its own tasks")
+    try:
+        return read_run(path, format=resolved, limits=read_limits, cluster=options.cluster,
+                        id=[column, *run.key_names])
+    except McNemarError as exc:
+        raise McNemarError(f"{option('task_column')} {column!r}: {exc}") from exc
+
+
+def _several_tasks(run: Any) -> bool:
+    """Whether a run records items of several tasks (its ids carry the task)."""
+    identity = run.identity
+    return identity.task_part is not None and len(identity.tasks) > 1
 
 
 def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: Any) -> Response:
@@ -348,6 +379,8 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
             # A reader that let a low-level error escape: still the file's fault.
             message = public(f"{upload.filenames[field]}: cannot be read ({exc})")
             raise ApiError(422, message, field=field, type="malformed_file") from exc
+    if options.task_column is not None or any(_several_tasks(run) for run in runs):
+        return _compare_tasks(runs, options, upload, workdir)
     try:
         alignment = pair_runs(
             runs[0],
@@ -374,6 +407,45 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
                        type="mcnemar") from exc
     table = alignment.table
     return render(report, options.include, int(table.b), int(table.c), scrub=public)
+
+
+def _compare_tasks(runs: list[Any], options: CompareOptions, upload: Any,
+                   workdir: Path) -> Response:
+    """Files of several tasks: the per-task comparison (:func:`mcnemar.tasks.compare_tasks`,
+    through :func:`mcnemar.pipeline.compare_runs` with ``by_task``). The response is the
+    report of all items pooled (the micro overall), with the per-task result under
+    ``"tasks"`` (schema ``mcnemar.tasks/1``) and its forest plot as SVG (``"forest_svg"``)."""
+    from mcnemar.pipeline import compare_runs
+
+    def public(text: str) -> str:
+        return _public_message(text, upload, workdir)
+
+    # The decisions beyond significance belong to one table; the pipeline refuses them
+    # here, naming them.
+    extra: dict[str, Any] = {}
+    if options.margin is not None:
+        extra["margin"] = options.margin
+    if options.bayes is not None:
+        extra["bayes"] = True
+    try:
+        comparison = compare_runs(
+            runs[0], runs[1], by_task=True, task_column=options.task_column,
+            on_missing=options.on_missing, threshold=options.threshold, reduce=options.reduce,
+            allow_different_tasks=options.allow_different_tasks,
+            allow_different_scorers=options.allow_different_scorers,
+            names=(options.name_a, options.name_b), cluster_method=options.cluster_method,
+            alternative=options.alternative, confidence_level=options.confidence_level,
+            alpha=options.alpha, **extra,
+        )
+    except McNemarError as exc:
+        field = field_for_error(exc, _FORM_NAMES, _FORM_FIELDS)
+        kind = "mcnemar" if field in ("margin", "bayes") else "alignment"
+        raise ApiError(422, public(str(exc)), field=field, type=kind) from exc
+    micro = comparison.overall.micro
+    body = report_body(micro, options.include, int(micro.table.b), int(micro.table.c))
+    body["tasks"] = comparison.to_dict()
+    body["forest_svg"] = comparison.to_svg()
+    return json_response(map_strings(body, public))
 
 
 def analysis_options(options: Any, table: Any) -> dict[str, Any]:

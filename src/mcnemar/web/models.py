@@ -496,6 +496,11 @@ class CompareOptions(BaseModel):
     # Items that share this field form a cluster (clustered analysis, as reduce 'cluster').
     cluster: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
     cluster_method: ClusterMethod = "obuchowski"
+    # The column naming each item's task: the files are compared task by task.
+    task_column: (
+        Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
+        | None
+    ) = None
     # Pair runs of different tasks / scored differently (refused by default; the report warns).
     allow_different_tasks: bool = False
     allow_different_scorers: bool = False
@@ -506,7 +511,7 @@ class CompareOptions(BaseModel):
     # The form's flat fields bayes, rope and prior arrive here as one object (_parse_options).
     bayes: Annotated[BayesOptions | None, BeforeValidator(_form_bayes)] = None
 
-    @field_validator("threshold", "reduce", "margin", "cluster", mode="before")
+    @field_validator("threshold", "reduce", "margin", "cluster", "task_column", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         # An empty form field means "not given".
@@ -623,4 +628,12 @@ class ReportResponse(BaseModel):
     bayes: dict[str, Any] | None = Field(None, description="Only with bayes: the posterior.")
     distribution: Distribution | None = Field(None, description='Only with "distribution".')
     markdown: str | None = Field(None, description='Only with include "markdown".')
+    tasks: dict[str, Any] | None = Field(
+        None,
+        description="Only for uploads of several tasks: the per-task comparison (schema "
+        "mcnemar.tasks/1); the report around it is that of all items pooled.",
+    )
+    forest_svg: str | None = Field(
+        None, description="Only with tasks: the forest plot of the per-task differences (SVG)."
+    )
     text: str | None = Field(None, description='Only with include "text".')

@@ -15,7 +15,7 @@ from typing import Any
 
 from fastapi.responses import Response
 
-__all__ = ["json_response", "render", "report_body"]
+__all__ = ["json_response", "map_strings", "render", "report_body"]
 
 #: Distribution pictures show every value of b up to this many discordant items, and a
 #: sampled window around the centre beyond it.
@@ -65,15 +65,16 @@ def render(
     ``scrub`` when given (an upload's temporary paths become the names uploaded)."""
     body = report_body(report, include, b, c)
     if scrub is not None:
-        body = _map_strings(body, scrub)
+        body = map_strings(body, scrub)
     return json_response(body)
 
 
-def _map_strings(obj: Any, func: Callable[[str], str]) -> Any:
+def map_strings(obj: Any, func: Callable[[str], str]) -> Any:
+    """``obj`` with every string in it (keys aside) passed through ``func``."""
     if isinstance(obj, str):
         return func(obj)
     if isinstance(obj, dict):
-        return {k: _map_strings(v, func) for k, v in obj.items()}
+        return {k: map_strings(v, func) for k, v in obj.items()}
     if isinstance(obj, list):
-        return [_map_strings(v, func) for v in obj]
+        return [map_strings(v, func) for v in obj]
     return obj

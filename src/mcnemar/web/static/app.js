@@ -14,7 +14,7 @@
   const OPTION_FIELDS = ["name_a", "name_b", "alternative", "confidence_level", "alpha"];
   const DEFAULTS = { alternative: "two-sided" };
   const UPLOAD_FIELDS = ["file_a", "file_b", "on_missing", "threshold", "reduce",
-    "allow_different_tasks", "allow_different_scorers", "cluster", "cluster_method"];
+    "allow_different_tasks", "allow_different_scorers", "cluster", "cluster_method", "task_column"];
   const PAIRING_FIELDS = UPLOAD_FIELDS.slice(2);
   /* The decisions beyond significance: a margin and a range of practical equality, both in
      accuracy points on the page (the API takes proportions), and their companions. */
@@ -616,6 +616,7 @@
     renderUnpaired(report.unpaired);
     renderPower(report.power, t);
     renderAlignment(report.alignment, names);
+    renderTasks(report);
     renderMargin(report);
     renderBayes(report, names);
 
@@ -940,6 +941,42 @@
       (b.method || "exact posterior") + ", not simulated.";
   }
 
+  /* Files of several tasks: the per-task result (mcnemar.tasks/1) below the report of all
+     items pooled, with its forest plot (an SVG drawn by the server, shown as an image so
+     that nothing in it can run). */
+  function renderTasks(report) {
+    const card = $("tasks-card");
+    const result = report.tasks;
+    const figure = $("forest-chart");
+    const body = document.querySelector("#tasks-table tbody");
+    clear(figure);
+    clear(body);
+    if (!result || !Array.isArray(result.tasks)) { card.hidden = true; return; }
+    card.hidden = false;
+    $("tasks-verdict").textContent = result.verdict || "";
+    const overall = result.overall || {};
+    $("tasks-reason").textContent = overall.headline && overall.reason
+      ? "The overall answer is the " + overall.headline + " one: " + overall.reason : "";
+    if (report.forest_svg) {
+      const url = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(report.forest_svg);
+      figure.appendChild(h("img", { src: url, alt: "Forest plot: each task's difference in accuracy with its interval, worst first", class: "forest" }, []));
+    }
+    for (const task of result.tasks) {
+      const d = task.difference || {};
+      const flag = task.worse ? "worse" : task.better ? "better" : null;
+      body.appendChild(h("tr", { "data-task": task.task, class: flag }, [
+        h("td", {}, [
+          task.task,
+          flag ? h("span", { class: "tag" }, [flag === "worse" ? "significantly worse" : "significantly better"]) : null,
+          h("div", { class: "small" }, ["b = " + fmtNum(task.table.b) + ", c = " + fmtNum(task.table.c)]),
+        ]),
+        h("td", { class: "num" }, [points(d.estimate), h("div", { class: "small" }, ["[" + pointsPair(d.low, d.high).join(", ") + "]"])]),
+        h("td", { class: "num" }, breakable(fmtP(task.pvalue, task.log10_pvalue, 2))),
+        h("td", { class: "num" }, breakable(fmtP(task.adjusted_pvalue, null, 2))),
+      ]));
+    }
+  }
+
   function renderAlignment(alignment, names) {
     const card = $("alignment-card");
     const dl = $("alignment");
@@ -1212,6 +1249,7 @@
     if ($("reduce").value !== "") data.append("reduce", $("reduce").value);
     if ($("cluster").value.trim() !== "") data.append("cluster", $("cluster").value.trim());
     data.append("cluster_method", $("cluster_method").value);
+    if ($("task_column").value.trim() !== "") data.append("task_column", $("task_column").value.trim());
     for (const id of ["allow_different_tasks", "allow_different_scorers"]) {
       if ($(id).checked) data.append(id, "true");
     }
