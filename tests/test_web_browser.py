@@ -1232,13 +1232,15 @@ def test_upload_of_several_tasks_shows_the_forest_plot(
     wait_compared(page, "a.csv with b.csv")
     assert page.locator("#tasks-card").is_visible()
     assert text(page, "#tasks-verdict") == expected["verdict"]
-    order = page.eval_on_selector_all("#tasks-table tbody tr", "rows => rows.map(r => r.dataset.task)")
+    order = page.eval_on_selector_all("#tasks-table tbody tr",
+                                      "rows => rows.map(r => r.dataset.task)")
     assert order == [t["task"] for t in expected["tasks"]]
     assert page.get_attribute("#tasks-table tr[data-task=t2]", "class") == "worse"
     assert "significantly worse" in text(page, "#tasks-table tr[data-task=t2]")
     # the plot is drawn (an image that loaded) and fits the screen
     size = page.eval_on_selector(
-        "#forest-chart img", "img => [img.complete, img.naturalWidth, img.getBoundingClientRect().right]")
+        "#forest-chart img",
+        "img => [img.complete, img.naturalWidth, img.getBoundingClientRect().right]")
     assert size[0] and size[1] > 0 and size[2] <= PHONE["width"]
     assert_no_sideways_scroll(page, "tasks")
     page.locator("#tasks-card").screenshot(path=str(ARTIFACTS / "web-phone-tasks.png"))
