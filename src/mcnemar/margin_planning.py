@@ -66,7 +66,13 @@ from mcnemar.planning._kernel import (
     _flat_weights,
     _smallest_n,
 )
-from mcnemar.planning._results import _power_markdown, _quantity_markdown, _setting_rows
+from mcnemar.planning._results import (
+    _power_markdown,
+    _quantity_markdown,
+    _sample_size_lines,
+    _sample_size_rows,
+    _setting_rows,
+)
 from mcnemar.planning._settings import one_setting, power_settings
 from mcnemar.planning._validation import _check_open_unit
 
@@ -250,12 +256,9 @@ class MarginSampleSizeResult(_MarginPlan):
         }
 
     def __str__(self) -> str:
-        lines = [
-            f"Sample size for {self.target_power:.0%} power of the {_TEST} "
-            f"({self._conditions()}): n = {self.n} items (power {self.power:.4f})",
-            f"  A right and B wrong with probability {self.p10:.4g}, the reverse {self.p01:.4g} "
-            f"(difference {_points(self.p10 - self.p01)})",
-        ]
+        lines = _sample_size_lines(
+            self, f"{_TEST} ({self._conditions()})", f"difference {_points(self.p10 - self.p01)}"
+        )
         if self.n_first != self.n:
             lines.append(
                 f"  the power first reaches the target at n = {self.n_first} "
@@ -268,9 +271,7 @@ class MarginSampleSizeResult(_MarginPlan):
     def to_markdown(self) -> str:
         """A markdown summary table."""
         rows = [
-            ("items needed", f"{self.n}"),
-            ("first n reaching the target", f"{self.n_first}"),
-            ("power at n", f"{self.power:.4f}"),
+            *_sample_size_rows(self, "items needed"),
             ("margin", describe_margin(self.margin)),
             ("difference", _points(self.p10 - self.p01)),
             ("normal approximation n, unrounded", f"{self.n_approx:.2f}"),

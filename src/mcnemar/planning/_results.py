@@ -50,6 +50,26 @@ def _power_markdown(title: str, approximation: str, rows: list[tuple[float, ...]
     return "\n".join(lines)
 
 
+def _sample_size_lines(result: Any, test: str, setting: str) -> list[str]:
+    """The first lines of a sample size's text: n with its power, then the setting."""
+    return [
+        f"Sample size for {result.target_power:.0%} power of the {test}: n = {result.n} items "
+        f"(power {result.power:.4f})",
+        f"  A right and B wrong with probability {result.p10:.4g}, the reverse "
+        f"{result.p01:.4g} ({setting})",
+    ]
+
+
+def _sample_size_rows(result: Any, needed: str) -> list[tuple[str, str]]:
+    """The first rows of a sample size's markdown table: n, the first n reaching the target
+    and the power at n."""
+    return [
+        (needed, f"{result.n}"),
+        ("first n reaching the target", f"{result.n_first}"),
+        ("power at n", f"{result.power:.4f}"),
+    ]
+
+
 def _quantity_markdown(title: str, rows: list[tuple[str, str]]) -> str:
     """Markdown table of (quantity, value) rows under a bold title."""
     out = [title, "", "| quantity | value |", "|---|---:|"]
@@ -211,13 +231,12 @@ class SampleSizeResult:
         )
 
     def __str__(self) -> str:
-        lines = [
-            f"Sample size for {self.target_power:.0%} power of the {_METHOD_NAMES[self.method]} "
-            f"({_ALTERNATIVE_WORDS[self.alternative]}, alpha = {self.alpha:g}): "
-            f"n = {self.n} items (power {self.power:.4f})",
-            f"  A right and B wrong with probability {self.p10:.4g}, the reverse {self.p01:.4g} "
-            f"(difference {format_points(self.difference)}, discordance {self.discordance:.4g})",
-        ]
+        lines = _sample_size_lines(
+            self,
+            f"{_METHOD_NAMES[self.method]} ({_ALTERNATIVE_WORDS[self.alternative]}, "
+            f"alpha = {self.alpha:g})",
+            f"difference {format_points(self.difference)}, discordance {self.discordance:.4g}",
+        )
         note = self._sawtooth_note()
         if note:
             lines.append(f"  {note}")
@@ -228,9 +247,7 @@ class SampleSizeResult:
     def to_markdown(self) -> str:
         """A markdown summary table."""
         rows = [
-            ("items needed (stays above target)", f"{self.n}"),
-            ("first n reaching the target", f"{self.n_first}"),
-            ("power at n", f"{self.power:.4f}"),
+            *_sample_size_rows(self, "items needed (stays above target)"),
             ("target power", f"{self.target_power:g}"),
             ("p10 / p01", f"{self.p10:.4g} / {self.p01:.4g}"),
             ("difference", format_points(self.difference)),
