@@ -381,3 +381,21 @@ def test_handle_errors_takes_overrides() -> None:
     result = CliRunner().invoke(command, [])
     assert result.exit_code == 2
     assert result.stderr == "mcnemar: error: unknown format; choose one with --input-format csv\n"
+
+
+@pytest.mark.parametrize(
+    ("call", "argument"),
+    [
+        (lambda: PairedTable(a=5, b=1, c=3), "a"),
+        (lambda: PairedTable(b=1, c=3, d=2), "d"),
+        (lambda: PairedTable(b=1, only_a=1, c=2), "b"),
+        (lambda: PairedTable(b=1), "c"),
+        (lambda: PairedTable.from_errors(only_a_wrong=1, only_b_wrong=2, both_right=3),
+         "both_right"),
+        (lambda: PairedTable.from_errors(only_a_wrong=1, only_b_wrong=-2), "only_b_wrong"),
+        (lambda: PairedTable.from_outcomes([1, 2], [1, 0]), "correct_a"),
+        (lambda: PairedTable.from_outcomes([1, 0], [1, float("nan")]), "correct_b"),
+    ],
+)
+def test_table_errors_name_the_cell(call: Any, argument: str) -> None:
+    _raises(call, argument, TableError)

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from mcnemar.errors import TableError
+from mcnemar.errors import TableError, option
 from mcnemar.validation import MAX_COUNT, check_counts
 
 __all__ = ["PairedTable"]
@@ -131,20 +131,23 @@ class PairedTable:
             if v1 is not None and v2 is not None:
                 raise TableError(
                     f"cell {letter} was given twice, as {letter}={_describe(v1)} and "
-                    f"{alias}={_describe(v2)}; {alias} is an alias of {letter}: give one of them"
+                    f"{alias}={_describe(v2)}; {alias} is an alias of {letter}: give one of them",
+                    argument=letter,
                 )
             cells[letter] = v1 if v1 is not None else v2
         for letter, alias in (("b", "only_a"), ("c", "only_b")):
             if cells[letter] is None:
                 raise TableError(
                     f"the discordant count {letter} ({alias}) is required: "
-                    f"{'A right and B wrong' if letter == 'b' else 'A wrong and B right'}"
+                    f"{'A right and B wrong' if letter == 'b' else 'A wrong and B right'}",
+                    argument=letter,
                 )
         if (cells["a"] is None) != (cells["d"] is None):
             given, missing = ("a", "d") if cells["a"] is not None else ("d", "a")
             raise TableError(
                 f"{given} was given without {missing}; give both a (both right) and d (both wrong) "
-                "so that N is known, or neither (the tests need only b and c)"
+                "so that N is known, or neither (the tests need only b and c)",
+                argument=given,
             )
         arrays = {k: (None if v is None else _count(k, v)) for k, v in cells.items()}
         present = [v for v in arrays.values() if v is not None]
@@ -325,7 +328,11 @@ class PairedTable:
         PairedTable(a=None, b=3, c=12, d=None)
         """
         if (both_wrong is None) != (both_right is None):
-            raise TableError("give both both_right and both_wrong (so that N is known) or neither")
+            given = "both_right" if both_right is not None else "both_wrong"
+            raise TableError(
+                "give both both_right and both_wrong (so that N is known) or neither",
+                argument=given,
+            )
         for name, value in (
             ("only_a_wrong", only_a_wrong),
             ("only_b_wrong", only_b_wrong),
@@ -416,8 +423,8 @@ class PairedTable:
                 if np.any(unknown):
                     bad = np.unique(arr[unknown])[:5].tolist()
                     raise TableError(
-                        f"{name} has {int(np.count_nonzero(unknown))} label(s) not in labels, "
-                        f"e.g. {bad}; valid labels: {valid.tolist()[:20]}"
+                        f"{option(name)} has {int(np.count_nonzero(unknown))} label(s) not in "
+                        f"labels, e.g. {bad}; valid labels: {valid.tolist()[:20]}"
                     )
         n = y.shape[0]
         if y.dtype.kind in "biuf" and pa.dtype.kind in "biuf" and pb.dtype.kind in "biuf":
@@ -471,37 +478,38 @@ def _shape_text(shape: tuple[int, ...]) -> str:
 
 def _outcomes(name: str, values: ArrayLike) -> NDArray[np.bool_]:
     """Per-item outcomes as booleans; refuses anything that is not 0/1."""
+    arg = option(name)
     try:
         arr = np.asarray(values)
     except Exception as exc:
-        raise TableError(f"{name} must be a sequence of 0/1 or booleans ({exc})") from exc
+        raise TableError(f"{arg} must be a sequence of 0/1 or booleans ({exc})") from exc
     if arr.ndim == 0:
         raise TableError(
-            f"{name} must be one outcome per item (a sequence), got a single value {arr!r}"
+            f"{arg} must be one outcome per item (a sequence), got a single value {arr!r}"
         )
     if arr.ndim > 2:
-        raise TableError(f"{name} must be 1-D (one outcome per item) or 2-D, got shape {arr.shape}")
+        raise TableError(f"{arg} must be 1-D (one outcome per item) or 2-D, got shape {arr.shape}")
     if arr.shape[-1] == 0:
-        raise TableError(f"{name} is empty; give one outcome per item")
+        raise TableError(f"{arg} is empty; give one outcome per item")
     if arr.dtype == bool:
         return arr
     if arr.dtype.kind in "iu":
         if arr.min() < 0 or arr.max() > 1:
             bad = arr[(arr < 0) | (arr > 1)].flat[0]
             raise TableError(
-                f"{name} must hold 0/1 outcomes, found {bad}; for labels use "
+                f"{arg} must hold 0/1 outcomes, found {bad}; for labels use "
                 "PairedTable.from_predictions(y_true, pred_a, pred_b)"
             )
         return arr.astype(bool)
     if arr.dtype.kind == "f":
         if np.isnan(arr).any():
             idx = int(np.flatnonzero(np.isnan(arr.ravel()))[0])
-            raise TableError(f"{name} has NaN at item {idx}; every item needs an outcome (0 or 1)")
+            raise TableError(f"{arg} has NaN at item {idx}; every item needs an outcome (0 or 1)")
         bad_mask = (arr != 0.0) & (arr != 1.0)
         if bad_mask.any():
             bad = arr[bad_mask].flat[0]
             raise TableError(
-                f"{name} must hold 0/1 outcomes, found {bad}; scores in [0, 1] need a threshold "
+                f"{arg} must hold 0/1 outcomes, found {bad}; scores in [0, 1] need a threshold "
                 "first (e.g. scores >= 0.5)"
             )
         return arr == 1.0
@@ -515,10 +523,10 @@ def _outcomes(name: str, values: ArrayLike) -> NDArray[np.bool_]:
         )
         if not ok.all():
             bad = flat[~ok][0]
-            raise TableError(f"{name} must hold 0/1 or booleans, found {bad!r}")
+            raise TableError(f"{arg} must hold 0/1 or booleans, found {bad!r}")
         return np.array([bool(v) for v in flat]).reshape(arr.shape)
     raise TableError(
-        f"{name} must hold 0/1 or booleans, got values of type {arr.dtype}; "
+        f"{arg} must hold 0/1 or booleans, got values of type {arr.dtype}; "
         "for labels use PairedTable.from_predictions"
     )
 
