@@ -281,6 +281,50 @@ class PairwiseResult:
             lines.append(f"- {more}" if markdown else f"  {more}")
         return lines
 
+    # The cells of the tables that __str__ and to_markdown lay out, each in its own format.
+
+    def _matrix_cells(self, adjusted: bool) -> list[list[tuple[str, bool] | None]]:
+        """The p-value matrix in rank order: (p, significant) per cell, "" for an undefined p,
+        None on the diagonal. Adjusted p-values are printed against alpha."""
+        values = self.adjusted_pvalue if adjusted else self.pvalue
+        cutoff = self.alpha if adjusted else None
+        rows: list[list[tuple[str, bool] | None]] = []
+        for r in self.ranking:
+            row: list[tuple[str, bool] | None] = []
+            for col in self.ranking:
+                v = float(values[r, col])
+                if r == col:
+                    row.append(None)
+                elif not math.isfinite(v):
+                    row.append(("", False))
+                else:
+                    significant = bool(self.significant[r, col] or self.significant[col, r])
+                    row.append((format_table_pvalue(v, cutoff), significant))
+            rows.append(row)
+        return rows
+
+    def _baseline_rows(self) -> list[tuple[int, int, tuple[str, str, str, str, bool] | None]]:
+        """(rank, model, cells) in rank order against the baseline: cells are the difference
+        in points, its interval, p, adjusted p and whether it is significant (None for the
+        baseline itself)."""
+        base = self.baseline
+        if base is None:
+            return []
+        rows: list[tuple[int, int, tuple[str, str, str, str, bool] | None]] = []
+        for rank, m in enumerate(self.ranking, start=1):
+            if m == base:
+                rows.append((rank, m, None))
+                continue
+            ci = f"[{_fmt_points(self.ci_low[m, base])}, {_fmt_points(self.ci_high[m, base])}]"
+            rows.append((rank, m, (
+                _fmt_points(self.difference[m, base]),
+                ci,
+                format_table_pvalue(self.pvalue[m, base]),
+                format_table_pvalue(self.adjusted_pvalue[m, base], self.alpha),
+                bool(self.significant[m, base]),
+            )))
+        return rows
+
     def matrix_text(self, which: str = "adjusted_pvalue") -> str:
         """The K x K matrix of p-values as aligned text, models in rank order.
 
@@ -290,24 +334,13 @@ class PairwiseResult:
             Which p-values to show. Significant adjusted p-values are marked ``*``.
         """
         which = _check_choice(which, "which", ("adjusted_pvalue", "pvalue"))
-        values = self.adjusted_pvalue if which == "adjusted_pvalue" else self.pvalue
-        order = list(self.ranking)
-        labels = [self.names[m] for m in order]
+        adjusted = which == "adjusted_pvalue"
+        labels = [self.names[m] for m in self.ranking]
         width = max(8, *(len(s) for s in labels))
-        cells = []
-        for r in order:
-            row = []
-            for col in order:
-                v = float(values[r, col])
-                if r == col:
-                    row.append("-")
-                elif not math.isfinite(v):
-                    row.append("")
-                else:
-                    star = "*" if self.significant[r, col] or self.significant[col, r] else ""
-                    cutoff = self.alpha if which == "adjusted_pvalue" else None
-                    row.append(format_table_pvalue(v, cutoff) + star)
-            cells.append(row)
+        cells = [
+            ["-" if cell is None else cell[0] + ("*" if cell[1] else "") for cell in row]
+            for row in self._matrix_cells(adjusted)
+        ]
         colw = max(width, *(len(c) for row in cells for c in row))
         head = " " * width + "  " + "  ".join(s.rjust(colw) for s in labels)
         lines = [head]
@@ -350,26 +383,18 @@ class PairwiseResult:
                 lines.append(f"(matrix of adjusted p-values omitted for {self.k} models; "
                              "see matrix_text() or to_dict())")
         else:
-            base = self.baseline
             lines.append(
                 f"{'rank':>4}  {'model':<{name_w}}  {'accuracy':>{acc_w}}  "
                 f"{'vs baseline (points)':>22}  {level + ' CI':>16}  {'p':>8}  {'adjusted':>8}"
             )
-            for rank, m in enumerate(self.ranking, start=1):
-                if m == base:
-                    lines.append(
-                        f"{rank:>4}  {self.names[m]:<{name_w}}  {self.accuracy[m]:>{acc_w}.4f}  "
-                        f"{'(baseline)':>22}"
-                    )
+            for rank, m, row in self._baseline_rows():
+                start = f"{rank:>4}  {self.names[m]:<{name_w}}  {self.accuracy[m]:>{acc_w}.4f}  "
+                if row is None:
+                    lines.append(f"{start}{'(baseline)':>22}")
                     continue
-                ci = f"[{_fmt_points(self.ci_low[m, base])}, {_fmt_points(self.ci_high[m, base])}]"
-                star = " *" if self.significant[m, base] else ""
-                lines.append(
-                    f"{rank:>4}  {self.names[m]:<{name_w}}  {self.accuracy[m]:>{acc_w}.4f}  "
-                    f"{_fmt_points(self.difference[m, base]):>22}  {ci:>16}  "
-                    f"{format_table_pvalue(self.pvalue[m, base]):>8}  "
-                    f"{format_table_pvalue(self.adjusted_pvalue[m, base], self.alpha):>8}{star}"
-                )
+                diff, ci, p, adj, significant = row
+                star = " *" if significant else ""
+                lines.append(f"{start}{diff:>22}  {ci:>16}  {p:>8}  {adj:>8}{star}")
             lines.append(f"* = significant after adjustment (adjusted p < {self.alpha:g}); "
                          "intervals are per comparison, not adjusted.")
         return "\n".join(lines)
@@ -401,16 +426,11 @@ class PairwiseResult:
                         f"({_ADJUST_NAMES[self.adjust]})</summary>", ""]
                 out.append("| | " + " | ".join(markdown_text(self.names[m]) for m in order) + " |")
                 out.append("|---|" + "---:|" * len(order))
-                for r in order:
-                    cells = []
-                    for col in order:
-                        v = float(self.adjusted_pvalue[r, col])
-                        if r == col or not math.isfinite(v):
-                            cells.append("")
-                        else:
-                            p = format_table_pvalue(v, self.alpha)
-                            sig_rc = self.significant[r, col] or self.significant[col, r]
-                            cells.append(f"**{p}**" if sig_rc else p)
+                for r, row in zip(order, self._matrix_cells(adjusted=True), strict=True):
+                    cells = [
+                        "" if cell is None else f"**{cell[0]}**" if cell[1] else cell[0]
+                        for cell in row
+                    ]
                     out.append(f"| {markdown_text(self.names[r])} | " + " | ".join(cells) + " |")
                 out += ["", "</details>"]
         else:
@@ -421,19 +441,16 @@ class PairwiseResult:
                 "| p | adjusted p |",
                 "|---:|---|---:|---:|:---:|---:|---:|",
             ]
-            for rank, m in enumerate(self.ranking, start=1):
-                if m == base:
+            for rank, m, entry in self._baseline_rows():
+                if entry is None:
                     out.append(f"| {rank} | {markdown_text(self.names[m])} (baseline) | "
                                f"{self.accuracy[m]:.4f} | | | | |")
                     continue
-                ci = f"[{_fmt_points(self.ci_low[m, base])}, {_fmt_points(self.ci_high[m, base])}]"
-                adj = format_table_pvalue(self.adjusted_pvalue[m, base], self.alpha)
-                if self.significant[m, base]:
-                    adj = f"**{adj}**"
+                diff, ci, p, adj, significant = entry
+                adj = f"**{adj}**" if significant else adj
                 out.append(
                     f"| {rank} | {markdown_text(self.names[m])} | {self.accuracy[m]:.4f} | "
-                    f"{_fmt_points(self.difference[m, base])} | {ci} | "
-                    f"{format_table_pvalue(self.pvalue[m, base])} | {adj} |"
+                    f"{diff} | {ci} | {p} | {adj} |"
                 )
             out += ["", f"Bold: significant after adjustment (adjusted p < {self.alpha:g}); "
                     "intervals are per comparison."]
