@@ -14,6 +14,7 @@ function                   does
 :func:`analyze_alignment`  the report of a pairing, with the clustered analysis when the
                            items come in clusters
 :func:`compare_runs`       :func:`pair_runs` then :func:`analyze_alignment`
+:func:`pair_many`          K runs read and paired: the outcome matrix of many-model comparisons
 =========================  ===================================================================
 
 Readers never compute statistics and the statistics never read files; this module only
@@ -50,6 +51,7 @@ __all__ = [
     "analyze_alignment",
     "compare_runs",
     "display_names",
+    "pair_many",
     "pair_runs",
     "read_runs",
 ]
@@ -165,6 +167,40 @@ def pair_runs(
 
     with activity("aligning", enabled=progress):
         return align(run_a, run_b, **align_options)
+
+
+def pair_many(
+    paths: Sequence[str | Path],
+    *,
+    score: str | None = None,
+    format: str = "auto",
+    **align_options: Any,
+) -> tuple[list[str], Any]:
+    """Read K runs and pair their items: the K x N outcome matrix of many-model comparisons.
+
+    Each file is read with :func:`mcnemar.io.read_run` and the runs are paired by
+    :func:`mcnemar.io.align_many` (its keywords: ``on_missing``, ``threshold``, ``reduce``,
+    ``allow_different_tasks``, ``allow_different_scorers``; the same identity checks as for
+    two runs, every two runs). Differences let through by ``allow_different_*`` are
+    :class:`~mcnemar.errors.McNemarWarning` warnings.
+
+    Returns
+    -------
+    names : list of str
+        One per run: the run's name, or its file's stem; names that repeat get their path.
+    correct : numpy.ndarray
+        K x N int8, 1 where run k passed item n (for :func:`mcnemar.multiple.pairwise`).
+    """
+    from mcnemar.io import align_many, read_run
+
+    runs = [read_run(p, format=format, score=score) if score is not None
+            else read_run(p, format=format) for p in paths]
+    _, correct = align_many(runs, **align_options)
+    names = [str(run.name) if run.name else Path(path).stem
+             for path, run in zip(paths, runs, strict=True)]
+    names = [f"{name} ({paths[i]})" if names.count(name) > 1 else name
+             for i, name in enumerate(names)]
+    return names, correct
 
 
 def display_names(

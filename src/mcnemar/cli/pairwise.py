@@ -10,7 +10,6 @@ The runs come either as result files (one per run, read and aligned on their ite
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 from typing import Any
 
 import click
@@ -39,27 +38,19 @@ def _read_runs(
     allow_different_tasks: bool,
     allow_different_scorers: bool,
 ) -> tuple[list[str], Any]:
-    from mcnemar.io import align_many, read_run
+    from mcnemar.pipeline import pair_many
 
-    runs = [read_run(p, score=score) for p in paths]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", McNemarWarning)
-        _, correct = align_many(runs, on_missing=on_missing, threshold=threshold,
-                                reduce=reduce, allow_different_tasks=allow_different_tasks,
-                                allow_different_scorers=allow_different_scorers)
+        names, correct = pair_many(paths, score=score, on_missing=on_missing,
+                                   threshold=threshold, reduce=reduce,
+                                   allow_different_tasks=allow_different_tasks,
+                                   allow_different_scorers=allow_different_scorers)
     for warning in caught:
         if issubclass(warning.category, McNemarWarning):
             click.echo(f"mcnemar: warning: {warning.message}", err=True)
         else:
             warnings.warn(warning.message, warning.category, stacklevel=1)
-    names = []
-    for path, run in zip(paths, runs, strict=True):
-        name = getattr(run, "name", None)
-        names.append(str(name) if name else Path(path).stem)
-    # two files with the same stem still need distinct names
-    for i, name in enumerate(names):
-        if names.count(name) > 1:
-            names[i] = f"{name} ({paths[i]})"
     return names, correct
 
 
