@@ -60,33 +60,34 @@ def _check_n(value: Any, argname: str = "n") -> FloatArray:
 
 def _table_probabilities(table: Any) -> tuple[float, float]:
     """p10 = b/N and p01 = c/N estimated from a pilot table (duck-typed a, b, c, d)."""
+    pilot = option("table")
     cells = {}
     for name in ("a", "b", "c", "d"):
         if not hasattr(table, name):
             raise McNemarError(
-                f"table must be a PairedTable (an object with cells a, b, c, d); "
+                f"{pilot} must be a PairedTable (an object with cells a, b, c, d); "
                 f"got {type(table).__name__} without attribute {name!r}"
             )
         cells[name] = getattr(table, name)
     if cells["a"] is None or cells["d"] is None:
         raise McNemarError(
-            "table needs all four cells (a and d too) to estimate p10 = b/N and p01 = c/N from "
+            f"{pilot} needs all four cells (a and d too) to estimate p10 = b/N and p01 = c/N from "
             "a pilot; got a or d unknown. Give p10 and p01 (or difference and discordance) instead"
         )
     values = {}
     for name, value in cells.items():
         if np.ndim(value) != 0:
             raise McNemarError(
-                f"table must hold one pilot table (scalar cells); cell {name} is an array of "
+                f"{pilot} must hold one pilot table (scalar cells); cell {name} is an array of "
                 f"shape {np.shape(value)}"
             )
         v = float(value)
         if not (v >= 0.0 and v == math.floor(v)):
-            raise McNemarError(f"table cell {name} must be a whole count >= 0; got {value!r}")
+            raise McNemarError(f"{pilot} cell {name} must be a whole count >= 0; got {value!r}")
         values[name] = v
     total = values["a"] + values["b"] + values["c"] + values["d"]
     if total == 0:
-        raise McNemarError("table is empty (a + b + c + d = 0); a pilot needs at least one item")
+        raise McNemarError(f"{pilot} is empty (a + b + c + d = 0); a pilot needs at least one item")
     return values["b"] / total, values["c"] / total
 
 
@@ -159,12 +160,19 @@ def _resolve_probabilities(
     if difference is not None or discordance is not None:
         if difference is None or discordance is None:
             missing = "difference" if difference is None else "discordance"
-            raise McNemarError(f"difference and discordance go together; {missing} is missing")
+            raise McNemarError(
+                f"{option('difference')} and {option('discordance')} go together; "
+                f"{option(missing)} is missing",
+                argument=missing,
+            )
         q10, q01 = discordant_probabilities(difference, discordance)
         return np.asarray(q10, dtype=np.float64), np.asarray(q01, dtype=np.float64)
     if p10 is None or p01 is None:
         missing = "p10" if p10 is None else "p01"
-        raise McNemarError(f"p10 and p01 go together; {missing} is missing")
+        raise McNemarError(
+            f"{option('p10')} and {option('p01')} go together; {option(missing)} is missing",
+            argument=missing,
+        )
     a = _check_probabilities(p10, "p10")
     b_ = _check_probabilities(p01, "p01")
     a, b_ = np.broadcast_arrays(a, b_)
