@@ -348,15 +348,12 @@ def short(terms: tuple[Term, ...], name: str) -> str:
 def input_formats() -> tuple[str, ...]:
     """The format names the readers of :mod:`mcnemar.io` accept (``format=``), without ``auto``.
 
-    Imported when called, so that the vocabulary does not load the readers.
+    They are the reader registry's (:mod:`mcnemar.io._registry`, where a format is registered
+    once), imported when called so that the vocabulary does not load the readers.
 
     >>> "csv" in input_formats() and "auto" not in input_formats()
     True
     """
-    try:
-        from mcnemar.io._registry import formats
-    except ImportError:  # before the reader registry: the detector's list
-        from mcnemar.io.detect import FORMATS
+    from mcnemar.io._registry import formats
 
-        return tuple(FORMATS)
     return tuple(formats())
