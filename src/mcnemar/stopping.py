@@ -19,11 +19,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from mcnemar._format import json_fields
 from mcnemar.errors import McNemarError
-from mcnemar.planning._kernel import _smallest_n
+from mcnemar.planning._kernel import _binom_sf, _smallest_n
 from mcnemar.sequential import _check_alpha, _check_alternative, _check_prior, _log_e
 
 __all__ = ["StoppingTimeResult", "stopping_time"]
@@ -259,9 +258,7 @@ def _item_quantile(q: float, stop_m: FloatArray, stop_p: FloatArray, psi: float)
 
     def cdf(n: float) -> float:
         # P(the m-th discordant item has come by item n) = P(Bin(n, psi) >= m).
-        reached = stop_m <= n
-        tail = special.betainc(stop_m, np.maximum(n - stop_m + 1.0, 1.0), psi)
-        return float(np.dot(stop_p, np.where(reached, tail, 0.0)))
+        return float(np.dot(stop_p, _binom_sf(stop_m, n, psi)))
 
     # The first stop comes after stop_m[0] items at the earliest.
     return _smallest_n(lambda n: cdf(n) >= q, int(stop_m[0]) - 1, int(stop_m[0]))
