@@ -5,6 +5,7 @@ probabilities, the critical counts ``j(m)``, the recurrence along runs of ``m``,
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -298,8 +299,33 @@ def _tail_alpha(alpha: float, alternative: str) -> float:
     return alpha / 2.0 if alternative == "two-sided" else alpha
 
 
+# j(m) depends on m, the tail alpha and the test only (not on n, psi or theta): below this m
+# it is computed once per block of _REGION_BLOCK consecutive counts and kept, so that repeated
+# power and detectable-difference calls at the same alpha look it up. A block is always
+# computed the same way, so j(m) does not depend on which other m a call needs.
+_REGION_BLOCK = 256
+_REGION_CACHED_BELOW = 1 << 16
+
+
+@functools.lru_cache(maxsize=256)
+def _region_block(tail_alpha: float, method: str, start: int) -> FloatArray:
+    out = _critical_lower(
+        np.arange(start, start + _REGION_BLOCK, dtype=np.float64), tail_alpha, method
+    )
+    out.setflags(write=False)
+    return out
+
+
 def _regions(m: FloatArray, tail_alpha: float, method: str) -> FloatArray:
     """j(m) for an arbitrary (unsorted, repeated) flat array of m."""
+    if m.size and float(m.max()) < _REGION_CACHED_BELOW:
+        mi = m.astype(np.intp)
+        blocks = [
+            _region_block(tail_alpha, method, int(start))
+            for start in range(0, int(mi.max()) + 1, _REGION_BLOCK)
+        ]
+        table: FloatArray = np.concatenate(blocks)[mi]
+        return table
     values, inverse = np.unique(m, return_inverse=True)
     out: FloatArray = _critical_lower(values, tail_alpha, method)[inverse.ravel()]
     return out
