@@ -1,20 +1,16 @@
 """The checks of the arguments every function takes, written once, with one set of limits.
 
-==========================  ==============================================================
-check                       accepts
-==========================  ==============================================================
-:func:`check_counts`        whole numbers >= 0 (or >= ``minimum``) up to :data:`MAX_COUNT`,
-                            a scalar or an array of them
-:func:`check_count`         one such count, as an ``int``
-:func:`check_open_unit`     one real number strictly between 0 and 1 (``alpha``,
-                            ``confidence_level``, ``power``)
-:func:`check_open_units`    the same, a scalar or an array
-:func:`check_probability`   one probability in [0, 1]
-:func:`check_probabilities` probabilities in [0, 1], a scalar or an array
-:func:`check_positive`      one finite real number > 0
-:func:`check_choice`        one of the names of a vocabulary tuple (:mod:`mcnemar.vocabulary`)
-:func:`check_names`         display names: non-empty, distinct strings, one per system
-==========================  ==============================================================
+| check | accepts |
+|---|---|
+| :func:`check_counts` | whole numbers from `minimum` (0) to :data:`MAX_COUNT`, scalar or array |
+| :func:`check_count` | one such count, as an `int` |
+| :func:`check_open_unit` | one number strictly between 0 and 1 (`alpha`, `confidence_level`) |
+| :func:`check_open_units` | the same, a scalar or an array |
+| :func:`check_probability` | one probability in [0, 1] |
+| :func:`check_probabilities` | probabilities in [0, 1], a scalar or an array |
+| :func:`check_positive` | one finite real number > 0 |
+| :func:`check_choice` | one of the names of a vocabulary tuple (:mod:`mcnemar.vocabulary`) |
+| :func:`check_names` | display names: non-empty, distinct strings, one per system |
 
 Every refusal is a :class:`~mcnemar.errors.McNemarError` (or the subclass the caller asks
 for) whose :attr:`~mcnemar.errors.McNemarError.argument` is the argument concerned, so that an

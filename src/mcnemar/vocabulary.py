@@ -7,26 +7,24 @@ flag, a JSON field and the web form take), a ``label`` for a sentence or a table
 and, where the paper numbers its methods, the method), or ``""`` for a choice that follows
 no publication.
 
-=============================  =================================================  =================
-tuple                          names (what ``names(...)`` returns)                argument
-=============================  =================================================  =================
-:data:`ALTERNATIVES`           two-sided, greater, less                           ``alternative``
-:data:`TESTS`                  exact, midp, asymptotic, corrected, unconditional  ``method``
-:data:`DIFFERENCE_INTERVALS`   wald, wald-cc, agresti-min, bonett-price,          ``method``
-                               newcombe, newcombe-plain, tango, exact
-:data:`RATIO_INTERVALS`        wald, tang, bonett-price, mover-wilson             ``method``
-:data:`ODDS_RATIO_INTERVALS`   exact, midp, wilson, wald, wald-laplace            ``method``
-:data:`ADJUSTMENTS`            holm, bonferroni, bh, none                         ``adjust``
-:data:`CLUSTERED_METHODS`      obuchowski, durkalski, yang, eliasziw-donner       ``cluster_method``
-:data:`MARGIN_METHODS`         score, unconditional                               ``margin_method``
-:data:`POWER_METHODS`          exact, midp, asymptotic, connor                    ``method``
-:data:`REDUCE`                 mean, majority, first, cluster                     ``reduce``
-:data:`ON_MISSING`             error, intersect                                   ``on_missing``
-:data:`FAIL_ON`                worse, worse-any, different, inferior              ``--fail-on``
-:data:`PLOT_KINDS`             auto, heatmap, forest                              ``--plot-kind``
-:data:`OUTPUT_FORMATS`         text, markdown, json                               ``--format``
-:func:`input_formats`          the readers' formats (from :mod:`mcnemar.io`)      ``format``
-=============================  =================================================  =================
+| tuple | names (what `names(...)` returns) | argument |
+|---|---|---|
+| :data:`ALTERNATIVES` | two-sided, greater, less | `alternative` |
+| :data:`TESTS` | exact, midp, asymptotic, corrected, unconditional | `method` |
+| :data:`DIFFERENCE_INTERVALS` | wald, wald-cc, agresti-min, bonett-price, newcombe, | `method` |
+| | newcombe-plain, tango, exact | |
+| :data:`RATIO_INTERVALS` | wald, tang, bonett-price, mover-wilson | `method` |
+| :data:`ODDS_RATIO_INTERVALS` | exact, midp, wilson, wald, wald-laplace | `method` |
+| :data:`ADJUSTMENTS` | holm, bonferroni, bh, none | `adjust` |
+| :data:`CLUSTERED_METHODS` | obuchowski, durkalski, yang, eliasziw-donner | `cluster_method` |
+| :data:`MARGIN_METHODS` | score, unconditional | `margin_method` |
+| :data:`POWER_METHODS` | exact, midp, asymptotic, connor | `method` |
+| :data:`REDUCE` | mean, majority, first, cluster | `reduce` |
+| :data:`ON_MISSING` | error, intersect | `on_missing` |
+| :data:`FAIL_ON` | worse, worse-any, different, inferior | `--fail-on` |
+| :data:`PLOT_KINDS` | auto, heatmap, forest | `--plot-kind` |
+| :data:`OUTPUT_FORMATS` | text, markdown, json | `--format` |
+| :func:`input_formats` | the readers' formats (from :mod:`mcnemar.io`) | `format` |
 
 Labels are ASCII (a hyphen joins two authors' names); an interface may typeset them. Within
 one quantity no two terms share a label or a short label.
