@@ -399,3 +399,16 @@ def test_handle_errors_takes_overrides() -> None:
 )
 def test_table_errors_name_the_cell(call: Any, argument: str) -> None:
     _raises(call, argument, TableError)
+
+
+def test_the_argument_survives_pickling() -> None:
+    # An error raised in a worker process reaches the interface with its argument.
+    import pickle
+
+    from mcnemar.errors import InputFileError
+
+    for err in (McNemarError("counts cannot be negative", argument="b"),
+                TableError(f"{option('c')} must be >= 0"),
+                InputFileError(f"choose {option('score', 'NAME')}", path="x.csv", line=3)):
+        copy = pickle.loads(pickle.dumps(err))
+        assert (type(copy), copy.arguments, str(copy)) == (type(err), err.arguments, str(err))
