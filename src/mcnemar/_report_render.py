@@ -11,6 +11,7 @@ import html
 import math
 from typing import TYPE_CHECKING, Any
 
+from mcnemar import vocabulary
 from mcnemar._format import format_pvalue
 from mcnemar._format import markdown_text as _md
 from mcnemar._format import plain_lines as _plain_lines
@@ -31,44 +32,28 @@ from mcnemar._report_words import (
 
 if TYPE_CHECKING:
     from mcnemar.report import Report
+    from mcnemar.vocabulary import Term
 
 TEST_ORDER = ("exact", "midp", "asymptotic", "corrected")
 
-#: Label and short label of every interval method the report shows, per quantity (the same
-#: key can name different methods for different quantities).
-INTERVAL_TERMS: dict[str, dict[str, tuple[str, str]]] = {
-    "difference": {
-        "wald": ("Wald", "Wald"),
-        "wald-cc": ("Wald, continuity-corrected", "Wald CC"),
-        "agresti-min": ("Agresti-Min", "Agresti-Min"),
-        "bonett-price": ("Bonett-Price", "Bonett-Price"),
-        "newcombe": ("Newcombe hybrid score (method 10)", "Newcombe"),
-        "newcombe-plain": ("Newcombe, plain correlation", "Newcombe plain"),
-        "tango": ("Tango score", "Tango"),
-        "exact": ("exact, test-compatible (Fay-Lumbard)", "exact (Fay-Lumbard)"),
-    },
-    "ratio": {
-        "tang": ("Tang score", "Tang"),
-        "bonett-price": ("Bonett-Price", "Bonett-Price"),
-        "wald": ("Wald (log scale)", "Wald"),
-    },
-    "odds_ratio": {
-        "exact": ("exact conditional (Clopper-Pearson)", "exact"),
-        "midp": ("mid-p conditional (Clopper-Pearson mid-p)", "mid-p"),
-        "wilson": ("Wilson score, transformed", "Wilson"),
-    },
+#: The vocabulary of each quantity's interval methods (the same key can name different methods
+#: for different quantities): their labels and short labels come from mcnemar.vocabulary.
+_INTERVAL_TERMS: dict[str, tuple[Term, ...]] = {
+    "difference": vocabulary.DIFFERENCE_INTERVALS,
+    "ratio": vocabulary.RATIO_INTERVALS,
+    "odds_ratio": vocabulary.ODDS_RATIO_INTERVALS,
 }
 
 
 def interval_label(quantity: str, method: str) -> str:
     """The label of an interval method of ``quantity`` (``"difference"``, ``"ratio"``,
-    ``"odds_ratio"``); the method's key when it has none."""
-    return INTERVAL_TERMS.get(quantity, {}).get(method, (method, method))[0]
+    ``"odds_ratio"``), from :mod:`mcnemar.vocabulary`."""
+    return vocabulary.label(_INTERVAL_TERMS[quantity], method)
 
 
 def interval_short(quantity: str, method: str) -> str:
     """The short label of an interval method (table columns, legends)."""
-    return INTERVAL_TERMS.get(quantity, {}).get(method, (method, method))[1]
+    return vocabulary.short(_INTERVAL_TERMS[quantity], method)
 
 
 def _p_text(report: Report, key: str) -> str:
