@@ -405,7 +405,7 @@ def check_choice(
             f"{_named(argument)} must be one of {listed}; got {_describe(value)}{extra}",
             argument=argument,
         )
-    return value
+    return str(value)
 
 
 def check_names(
