@@ -101,7 +101,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -413,9 +413,101 @@ def _exp(x: float) -> float:
     return math.exp(x) if x < 709.0 else math.inf
 
 
+class _SequentialState:
+    """What a finished run (:class:`SequentialResult`) and a :class:`Monitor` share: the
+    verdict, the confidence sequences from the counts, the JSON and the summary."""
+
+    __slots__ = ()
+    n: int
+    b: int
+    c: int
+    alpha: float
+    alternative: str
+    prior: tuple[float, float]
+    stopped_at: int | None
+    if TYPE_CHECKING:  # fields of a run, computed properties of a Monitor
+
+        @property
+        def evalue(self) -> float: ...
+
+        @property
+        def log10_evalue(self) -> float: ...
+
+        @property
+        def pvalue(self) -> float: ...
+
+    def _log_max(self) -> float:
+        """Natural log of the running maximum of the e-value."""
+        raise NotImplementedError
+
+    @property
+    def rejected(self) -> bool:
+        """The e-value reached ``1/alpha`` at some point: stop and conclude a difference."""
+        return self.stopped_at is not None
+
+    @property
+    def items_saved(self) -> int:
+        """Items after the stopping point (0 when the test never stopped)."""
+        return 0 if self.stopped_at is None else self.n - self.stopped_at
+
+    def _alpha_for(self, confidence_level: float | None) -> float:
+        level = 1.0 - self.alpha if confidence_level is None else confidence_level
+        return 1.0 - _check_alpha(level)
+
+    def theta_interval(self, confidence_level: float | None = None) -> ConfidenceInterval[Any]:
+        """Confidence sequence for theta = P(A right | the systems disagree), now.
+
+        Valid at every item simultaneously; ``confidence_level`` defaults to ``1 - alpha``.
+        """
+        lo, hi = _theta_cs(np.float64(self.b), np.float64(self.c), self.prior,
+                           self._alpha_for(confidence_level))
+        return _ci(lo, hi)
+
+    def _mixture_interval(self, confidence_level: float | None) -> ConfidenceInterval[Any]:
+        lo, hi = _delta_cs(np.float64(self.n), np.float64(self.b), np.float64(self.c),
+                           self.prior, self._alpha_for(confidence_level))
+        return _ci(lo, hi)
+
+    def confidence_interval(self, confidence_level: float | None = None) -> ConfidenceInterval[Any]:
+        """Confidence sequence for the difference in accuracy (b - c)/n, now (valid at every
+        look; ``confidence_level`` defaults to ``1 - alpha``)."""
+        return self._mixture_interval(confidence_level)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-safe summary (a run's paths are left out; ``inf`` becomes null)."""
+        ci = self.confidence_interval()
+        th = self.theta_interval()
+        return {
+            "method": "beta-mixture e-process",
+            "alternative": self.alternative,
+            "alpha": self.alpha,
+            "prior": list(self.prior),
+            "n": self.n,
+            "b": self.b,
+            "c": self.c,
+            "evalue": _json(self.evalue),
+            "log10_evalue": _json(self.log10_evalue),
+            "max_log10_evalue": _json(self._log_max() / _LN10),
+            "pvalue": self.pvalue,
+            "threshold": 1.0 / self.alpha,
+            "rejected": self.rejected,
+            "stopped_at": self.stopped_at,
+            "items_saved": self.items_saved,
+            "confidence_sequence": {
+                "confidence_level": 1.0 - self.alpha,
+                "difference": ci.to_dict(),
+                "theta": th.to_dict(),
+            },
+        }
+
+    def __str__(self) -> str:
+        return _summary(self.n, self.b, self.c, self.log10_evalue, self.pvalue, self.stopped_at,
+                        self.alpha, self.alternative, self.prior)
+
+
 # eq=False: the paths are arrays, and results are compared by their fields, not as a whole.
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
-class SequentialResult:
+class SequentialResult(_SequentialState):
     """Result of :func:`sequential`: the e-process over items in the order observed.
 
     Attributes
@@ -466,25 +558,8 @@ class SequentialResult:
             dtype=np.float64,
         )
 
-    @property
-    def rejected(self) -> bool:
-        """The e-value reached ``1/alpha`` at some point."""
-        return self.stopped_at is not None
-
-    @property
-    def items_saved(self) -> int:
-        """Items after the stopping point (0 when the test never stopped)."""
-        return 0 if self.stopped_at is None else self.n - self.stopped_at
-
-    def theta_interval(self, confidence_level: float | None = None) -> ConfidenceInterval[Any]:
-        """Confidence sequence for theta = P(A right | the systems disagree), now.
-
-        Valid at every item simultaneously; ``confidence_level`` defaults to ``1 - alpha``.
-        """
-        level = 1.0 - self.alpha if confidence_level is None else confidence_level
-        lo, hi = _theta_cs(np.float64(self.b), np.float64(self.c), self.prior,
-                           1.0 - _check_alpha(level))
-        return _ci(lo, hi)
+    def _log_max(self) -> float:
+        return float(np.max(self.log_evalue_path, initial=0.0))
 
     def confidence_interval(
         self, confidence_level: float | None = None, method: str = "mixture"
@@ -504,54 +579,15 @@ class SequentialResult:
             the mean of the per-item differences in {-1, 0, 1}; it uses the items in order and
             is usually narrower.
         """
-        level = 1.0 - self.alpha if confidence_level is None else confidence_level
-        alpha = 1.0 - _check_alpha(level)
         if method == "betting":
             diff = np.diff(self.only_a_path - self.only_b_path, prepend=0)
-            b_lo, b_hi = _betting_cs(diff.astype(np.float64), alpha)
+            b_lo, b_hi = _betting_cs(diff.astype(np.float64), self._alpha_for(confidence_level))
             return ConfidenceInterval(b_lo, b_hi)
         if method != "mixture":
+            # The level is checked first, as before the method.
+            self._alpha_for(confidence_level)
             raise McNemarError(f"method must be 'mixture' or 'betting'; got {method!r}")
-        lo, hi = _delta_cs(np.float64(self.n), np.float64(self.b), np.float64(self.c),
-                           self.prior, alpha)
-        return _ci(lo, hi)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe summary (the paths are left out; ``inf`` becomes null)."""
-        return _to_dict(self, float(np.max(self.log_evalue_path, initial=0.0)), self.items_saved)
-
-    def __str__(self) -> str:
-        return _summary(self.n, self.b, self.c, self.log10_evalue, self.pvalue, self.stopped_at,
-                        self.alpha, self.alternative, self.prior)
-
-
-def _to_dict(state: Any, log_max: float, items_saved: int) -> dict[str, Any]:
-    """The JSON of a finished run (SequentialResult) or of a Monitor's state: the same fields,
-    from the same attributes; ``log_max`` is the natural log of the running maximum of E."""
-    ci = state.confidence_interval()
-    th = state.theta_interval()
-    return {
-        "method": "beta-mixture e-process",
-        "alternative": state.alternative,
-        "alpha": state.alpha,
-        "prior": list(state.prior),
-        "n": state.n,
-        "b": state.b,
-        "c": state.c,
-        "evalue": _json(state.evalue),
-        "log10_evalue": _json(state.log10_evalue),
-        "max_log10_evalue": _json(log_max / _LN10),
-        "pvalue": state.pvalue,
-        "threshold": 1.0 / state.alpha,
-        "rejected": state.rejected,
-        "stopped_at": state.stopped_at,
-        "items_saved": items_saved,
-        "confidence_sequence": {
-            "confidence_level": 1.0 - state.alpha,
-            "difference": ci.to_dict(),
-            "theta": th.to_dict(),
-        },
-    }
+        return self._mixture_interval(confidence_level)
 
 
 def _summary(n: int, b: int, c: int, log10_e: float, pvalue: float, stopped_at: int | None,
@@ -657,7 +693,7 @@ def sequential(
     )
 
 
-class Monitor:
+class Monitor(_SequentialState):
     """Streaming anytime-valid test: feed outcomes as they arrive, look whenever you like.
 
     Holds O(1) state (counts, the current and the largest log e-value, the stopping point),
@@ -680,7 +716,7 @@ class Monitor:
     10
     """
 
-    __slots__ = ("_log_e", "_log_max", "alpha", "alternative", "b", "c", "n", "prior",
+    __slots__ = ("_log_e", "_max_log_e", "alpha", "alternative", "b", "c", "n", "prior",
                  "stopped_at")
 
     def __init__(self, *, alpha: float = 0.05, alternative: str = "two-sided",
@@ -692,7 +728,7 @@ class Monitor:
         self.b = 0
         self.c = 0
         self._log_e = 0.0
-        self._log_max = 0.0
+        self._max_log_e = 0.0
         self.stopped_at: int | None = None
 
     def update(self, correct_a: ArrayLike, correct_b: ArrayLike) -> Monitor:
@@ -706,7 +742,7 @@ class Monitor:
             crossed = np.flatnonzero(path >= -math.log(self.alpha))
             if crossed.size:
                 self.stopped_at = self.n + int(crossed[0]) + 1
-        self._log_max = max(self._log_max, float(np.max(path)))
+        self._max_log_e = max(self._max_log_e, float(np.max(path)))
         self._log_e = float(path[-1])
         self.n += int(xa.shape[0])
         self.b = int(only_a[-1])
@@ -725,38 +761,11 @@ class Monitor:
     @property
     def pvalue(self) -> float:
         """Anytime-valid p-value, ``min(1, 1/max E)`` so far."""
-        return math.exp(-self._log_max)
+        return math.exp(-self._max_log_e)
 
-    @property
-    def rejected(self) -> bool:
-        """The e-value has reached ``1/alpha``: stop and conclude a difference."""
-        return self.stopped_at is not None
-
-    def theta_interval(self, confidence_level: float | None = None) -> ConfidenceInterval[Any]:
-        """Confidence sequence for theta now (see :meth:`SequentialResult.theta_interval`)."""
-        level = 1.0 - self.alpha if confidence_level is None else confidence_level
-        lo, hi = _theta_cs(np.float64(self.b), np.float64(self.c), self.prior,
-                           1.0 - _check_alpha(level))
-        return _ci(lo, hi)
-
-    def confidence_interval(
-        self, confidence_level: float | None = None
-    ) -> ConfidenceInterval[Any]:
-        """Confidence sequence for the difference now (valid at every look)."""
-        level = 1.0 - self.alpha if confidence_level is None else confidence_level
-        lo, hi = _delta_cs(np.float64(self.n), np.float64(self.b), np.float64(self.c),
-                           self.prior, 1.0 - _check_alpha(level))
-        return _ci(lo, hi)
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe state, as :meth:`SequentialResult.to_dict`."""
-        items_saved = 0 if self.stopped_at is None else self.n - self.stopped_at
-        return _to_dict(self, self._log_max, items_saved)
+    def _log_max(self) -> float:
+        return self._max_log_e
 
     def __repr__(self) -> str:
         return (f"Monitor(n={self.n}, b={self.b}, c={self.c}, evalue={self.evalue:.4g}, "
                 f"stopped_at={self.stopped_at})")
-
-    def __str__(self) -> str:
-        return _summary(self.n, self.b, self.c, self.log10_evalue, self.pvalue, self.stopped_at,
-                        self.alpha, self.alternative, self.prior)
