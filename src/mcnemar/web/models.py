@@ -25,6 +25,7 @@ from pydantic import (
     StrictBool,
     StringConstraints,
     Tag,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -99,50 +100,25 @@ def _fail(kind: str, message: str) -> PydanticCustomError:
     return PydanticCustomError(kind, message)
 
 
-def _whole_count(value: Any) -> Any:
-    # bool is a subclass of int, so it must be refused before any numeric check.
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise _fail(
-            "count_type",
-            f"must be a whole number >= 0 given as a JSON number; got {_echo(value)}",
-        )
-    if isinstance(value, float):
-        if not math.isfinite(value) or not value.is_integer():
-            raise _fail("count_fraction", f"must be a whole number >= 0; got {_echo(value)}")
-        value = int(value)
-    if value < 0:
-        raise _fail("count_negative", f"must be a whole number >= 0; got {_echo(value)}")
-    if value > MAX_COUNT:
-        raise _fail(
-            "count_too_large",
-            f"must be at most {MAX_COUNT} ({_MAX_COUNT_POWER}); got {_echo(value)}",
-        )
-    return value
+def _whole_count(value: Any, info: ValidationInfo) -> Any:
+    # The library's one check of a count (whole, >= 0, at most MAX_COUNT; booleans, text and
+    # fractions refused), naming the field; JSON numbers only, so text is refused as such.
+    from mcnemar.validation import check_count
+
+    return _library_check("mcnemar", check_count, value, info.field_name)
 
 
-def _open_unit_interval(example: str, meaning: str) -> Any:
-    """A check of a level strictly between 0 and 1 whose hint is a valid example of the field
-    it checks ("e.g. 0.05" for alpha, "e.g. 0.95" for a confidence level)."""
+def _open_unit_interval(value: Any, info: ValidationInfo) -> Any:
+    """A level strictly between 0 and 1 (the library's check, naming the field and giving a
+    valid example of it: "e.g. 0.05" for alpha, "e.g. 0.95" for a confidence level)."""
+    from mcnemar.validation import check_open_unit
 
-    def check(value: Any) -> Any:
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _fail(
-                "level_type",
-                f"must be a number strictly between 0 and 1 (e.g. {example}); got {_echo(value)}",
-            )
-        if not (math.isfinite(value) and 0 < value < 1):
-            raise _fail(
-                "level_range",
-                f"must be strictly between 0 and 1 (e.g. {example} for {meaning}); "
-                f"got {_echo(value)}",
-            )
-        return float(value)
-
-    return check
-
-
-_confidence_level = _open_unit_interval("0.95", "95%")
-_alpha = _open_unit_interval("0.05", "5%")
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        # The library would take a numeric string; a JSON API takes numbers only.
+        example = "0.05" if info.field_name == "alpha" else "0.95"
+        raise _fail("mcnemar", f"{info.field_name} must be a number strictly between 0 and 1 "
+                               f"(e.g. {example}), got {_echo(value)}")
+    return _library_check("mcnemar", check_open_unit, value, info.field_name)
 
 
 Count = Annotated[
@@ -150,8 +126,8 @@ Count = Annotated[
     BeforeValidator(_whole_count),
     Field(ge=0, le=MAX_COUNT, description="A count of items (a whole number >= 0)."),
 ]
-Level = Annotated[float, BeforeValidator(_confidence_level), Field(gt=0, lt=1)]
-Alpha = Annotated[float, BeforeValidator(_alpha), Field(gt=0, lt=1)]
+Level = Annotated[float, BeforeValidator(_open_unit_interval), Field(gt=0, lt=1)]
+Alpha = Annotated[float, BeforeValidator(_open_unit_interval), Field(gt=0, lt=1)]
 Name = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]
 
 
@@ -435,21 +411,18 @@ AnalyzeRequest = Annotated[
 ]
 
 
-def _form_level(check: Any) -> Any:
+def _form_level(value: Any, info: ValidationInfo) -> Any:
     # Form fields arrive as text; turn numerals into numbers and let the common check speak.
-    def parse(value: Any) -> Any:
-        if isinstance(value, str):
-            try:
-                value = float(value)
-            except ValueError:
-                pass
-        return check(value)
-
-    return parse
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            pass
+    return _open_unit_interval(value, info)
 
 
-FormLevel = Annotated[float, BeforeValidator(_form_level(_confidence_level)), Field(gt=0, lt=1)]
-FormAlpha = Annotated[float, BeforeValidator(_form_level(_alpha)), Field(gt=0, lt=1)]
+FormLevel = Annotated[float, BeforeValidator(_form_level), Field(gt=0, lt=1)]
+FormAlpha = FormLevel
 
 
 def _form_number(value: Any) -> Any:
