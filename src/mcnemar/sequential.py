@@ -418,12 +418,13 @@ class _SequentialState:
     verdict, the confidence sequences from the counts, the JSON and the summary."""
 
     __slots__ = ()
-    n: int
-    b: int
-    c: int
+    # The settings, the counts and the stopping point: fields of a run, attributes of a Monitor.
     alpha: float
     alternative: str
     prior: tuple[float, float]
+    n: int
+    b: int
+    c: int
     stopped_at: int | None
     if TYPE_CHECKING:  # fields of a run, computed properties of a Monitor
 
