@@ -62,7 +62,7 @@ def _table(cells: tuple[int, ...]) -> PairedTable:
     return PairedTable(*cells) if len(cells) == 4 else PairedTable(b=cells[0], c=cells[1])
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(
         st.one_of(table_cells(), table_cells(with_n=False)), min_size=1, max_size=5
