@@ -519,16 +519,10 @@ def clustered(tables: Any, *, method: str = "obuchowski") -> ClusteredResult:
             f"a clustered test needs at least 2 (non-empty) clusters to estimate the "
             f"between-cluster variance; got {k}"
         )
-    b_tot, c_tot = int(b.sum()), int(c.sum())
-    disc = b_tot + c_tot
+    pooled = _pooled_test(int(b.sum()), int(c.sum()))
+    plain = pooled["mcnemar_statistic"]
+    disc = pooled["b"] + pooled["c"]
     diff_k = (b - c).astype(np.float64)
-
-    if disc == 0:
-        plain = math.nan
-        plain_p = 1.0
-    else:
-        plain = (b_tot - c_tot) ** 2 / disc
-        plain_p = float(special.chdtrc(1, plain))
 
     if disc == 0 or not np.any(diff_k):
         # no discordant items, or b_k = c_k in every cluster: no evidence either way
@@ -561,12 +555,23 @@ def clustered(tables: Any, *, method: str = "obuchowski") -> ClusteredResult:
         pvalue=float(pvalue),
         method=method,
         clusters=k,
-        b=b_tot,
-        c=c_tot,
-        mcnemar_statistic=float(plain),
-        mcnemar_pvalue=plain_p,
-        **_item_scale(full, diff_k, b_tot, c_tot),
+        **pooled,
+        **_item_scale(full, diff_k, pooled["b"], pooled["c"]),
     )
+
+
+def _pooled_test(b_tot: int, c_tot: int) -> dict[str, Any]:
+    """The fields of :class:`ClusteredResult` for the pooled counts: b, c and the plain
+    (unclustered) McNemar chi-square (b - c)^2/(b + c) with its p-value (nan and 1 when
+    b + c = 0)."""
+    disc = b_tot + c_tot
+    plain = math.nan if disc == 0 else (b_tot - c_tot) ** 2 / disc
+    return {
+        "b": b_tot,
+        "c": c_tot,
+        "mcnemar_statistic": float(plain),
+        "mcnemar_pvalue": 1.0 if disc == 0 else float(special.chdtrc(1, plain)),
+    }
 
 
 def _item_scale(
