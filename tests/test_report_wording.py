@@ -369,7 +369,7 @@ def test_every_claim_follows_from_the_numbers_with_clustered_items(
 
 def test_p_printed_against_alpha_shows_the_digits_that_decide() -> None:
     # Never "p = 0.05 < 0.05": the printed numbers compare as the exact ones do.
-    from mcnemar.report import _p_vs_alpha
+    from mcnemar._report_words import _p_vs_alpha
 
     assert _p_vs_alpha(0.0500000001, math.log10(0.0500000001), 0.050000001) == (
         "p = 0.05 < 0.050000001"
@@ -443,7 +443,7 @@ def test_no_signed_zero_for_a_tiny_difference() -> None:
     assert "B did better than A by 0.0050 accuracy points" in rep.conclusion.text
     assert "Difference in accuracy, A - B: -0.0050 points" in str(rep)
     assert "Accuracy: A 49.9975%, B 50.0025%." in str(rep)
-    from mcnemar.report import _points, _size
+    from mcnemar._report_words import _points, _size
 
     assert _points(1e-20) == "+1.0e-18" and _points(-3e-7) == "-0.000030"
     assert _points(0.0) == "0.0" and _points(-0.0) == "0.0" and _size(0.0) == "0.0"
@@ -491,7 +491,7 @@ def _plain_inline(token: Any) -> str:
 
 
 def _clean(name: str) -> str:
-    from mcnemar.report import _clean_name
+    from mcnemar._format import clean_name as _clean_name
 
     return _clean_name(name)
 

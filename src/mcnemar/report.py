@@ -26,14 +26,11 @@ import numpy as np
 
 from mcnemar import _report_render as render
 
-# The escaping of names and sentences is shared with the other reports (mcnemar.multiple).
+# Constants other modules read from here (mcnemar.tasks, the tests).
 from mcnemar._analysis import EXACT_POWER_MAX_D as EXACT_POWER_MAX_D
 from mcnemar._analysis import TEST_ORDER as _TEST_ORDER
 from mcnemar._analysis import Columns, Options, compute, decide
-from mcnemar._analysis import check_level as _check_level
-from mcnemar._analysis import check_names as _check_names
 from mcnemar._format import TITLE_CHARS as TITLE_CHARS
-from mcnemar._format import clean_name as _clean_name
 from mcnemar._format import json_value as _plain
 from mcnemar._format import shorten as _short
 from mcnemar._report_words import CLOSE_FACTOR as CLOSE_FACTOR
@@ -48,7 +45,6 @@ from mcnemar._report_words import (
     conclusion_text,
     headline,
 )
-from mcnemar._report_words import _p_vs_alpha as _p_vs_alpha
 from mcnemar._report_words import recommendation_reason as _recommendation_reason
 from mcnemar.errors import McNemarError, TableError
 from mcnemar.inference import McNemarResult, as_table
@@ -60,9 +56,6 @@ if TYPE_CHECKING:
     from mcnemar.clustering import ClusteredResult
 
 __all__ = ["SCHEMA", "Conclusion", "Report", "analyze", "json_schema"]
-
-# Names other modules and the tests import from here.
-_REEXPORTED = (_check_level, _check_names, _clean_name, _p_vs_alpha, _points, _size)
 
 SCHEMA = "mcnemar.report/1"
 #: The keys of a test's own ``to_dict()`` that the report's ``tests`` blocks show.
