@@ -161,3 +161,27 @@ def test_a_bad_task_column_names_its_field(tmp_path: Path) -> None:
     # Decisions of one table do not apply to a per-task comparison: the field is named.
     response = _upload(a, b, task_column="task", margin="0.01")
     assert response.status_code == 422 and response.json()["error"]["field"] == "margin"
+
+
+def test_each_file_may_have_its_own_format(tmp_path: Path) -> None:
+    """A CSV against a JSON Lines file, with format_b given: read by read_runs, each side in
+    its own format; the table equals the one counted from the two files by hand."""
+    a = tmp_path / "a.csv"
+    b = tmp_path / "b.data"
+    a.write_text("id,correct\nq1,1\nq2,1\nq3,0\nq4,1\nq5,0\n")
+    b.write_text("".join(f'{{"id": "q{i}", "correct": {v}}}\n'
+                         for i, v in zip(range(1, 6), (1, 0, 1, 0, 0), strict=True)))
+    files = {"file_a": (a.name, a.read_bytes(), "text/csv"),
+             "file_b": (b.name, b.read_bytes(), "application/octet-stream")}
+    response = CLIENT.post("/api/v1/compare", files=files,
+                           data={"format_a": "csv", "format_b": "jsonl"})
+    assert response.status_code == 200, response.text
+    # both right: q1; A only: q2, q4; B only: q3; neither: q5
+    assert {k: response.json()["table"][k] for k in "abcd"} == {"a": 1, "b": 2, "c": 1, "d": 1}
+    runs = response.json()["alignment"]["runs"]
+    assert (runs["a"]["format"], runs["b"]["format"]) == ("csv", "jsonl")
+    # A wrong format for one side is that side's error.
+    response = CLIENT.post("/api/v1/compare", files=files,
+                           data={"format_a": "csv", "format_b": "csv"})
+    assert response.status_code == 422
+    assert response.json()["error"]["field"] == "file_b"

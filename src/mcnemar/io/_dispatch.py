@@ -119,7 +119,8 @@ def read_pair(path_a: str | Path, path_b: str | Path, *, format: str = "auto",
     scorer or metric (it has several) that was not given, and the other run was read with a
     scorer this log also has, that scorer is chosen: the two sides are then scored the same
     way, which is what alignment requires anyway (see
-    :func:`~mcnemar.io.identity.check_identities`).
+    :func:`~mcnemar.io.identity.check_identities`). A ``"format"`` in ``options_a`` or
+    ``options_b`` reads that side in its own format.
 
     Examples
     --------
@@ -134,12 +135,14 @@ def read_pair(path_a: str | Path, path_b: str | Path, *, format: str = "auto",
     ('includes', 'includes')
     """
     opts = [dict(options_a or {}), dict(options_b or {})]
+    # A side's own "format" (e.g. a CSV against an Inspect log) overrides the shared one.
+    formats = [str(o.pop("format", None) or format) for o in opts]
     paths = [path_a, path_b]
     runs: list[RunResults | None] = [None, None]
     pending: list[tuple[int, McNemarError]] = []
     for i in (0, 1):
         try:
-            runs[i] = read_run(paths[i], format=format, **opts[i])
+            runs[i] = read_run(paths[i], format=formats[i], **opts[i])
         except InputFileError as exc:
             if exc.argument != "score" or opts[i].get("score") is not None:
                 raise
@@ -152,7 +155,7 @@ def read_pair(path_a: str | Path, path_b: str | Path, *, format: str = "auto",
         if scorer is None:
             raise first
         try:
-            runs[i] = read_run(paths[i], format=format, **{**opts[i], "score": scorer})
+            runs[i] = read_run(paths[i], format=formats[i], **{**opts[i], "score": scorer})
         except McNemarError:
             raise first from None
     assert runs[0] is not None and runs[1] is not None

@@ -17,10 +17,12 @@ temporary paths replaced by the names the user uploaded in every message.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import shutil
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +32,7 @@ from pydantic import ValidationError
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from mcnemar.errors import McNemarError, option
+from mcnemar.errors import McNemarError
 from mcnemar.web.errors import ERROR_RESPONSES, ApiError, describe, field_for_error
 from mcnemar.web.models import (
     CLUSTER_METHODS,
@@ -311,35 +313,89 @@ def add_compare_route(
                 shutil.rmtree(workdir, ignore_errors=True)
 
 
-def _read(path: Path, fmt: str, options: CompareOptions, read_limits: Any) -> Any:
-    """One uploaded file as a run, within the server's read budget.
+def _read(upload: Any, options: CompareOptions, read_limits: Any, workdir: Path) -> list[Any]:
+    """The two uploaded files as runs (:func:`mcnemar.pipeline.read_runs`), within the
+    server's read budget; a file's error names its field (or the form's field it is about).
 
     With ``task_column`` the item id becomes (task, id), so that the same id may appear in
     several tasks and each item knows its task (files of one row per item: CSV, JSONL,
     Parquet).
     """
-    from mcnemar.io import read_run
     from mcnemar.io.detect import detect_format
-    from mcnemar.pipeline import LONG_FORMATS
+    from mcnemar.pipeline import LONG_FORMATS, read_runs
 
-    resolved = detect_format(path) if fmt == "auto" else fmt
-    # The upload's own bounds, checked before a reader opens the file.
-    if resolved == "inspect":
-        check_archive_directory(path, read_limits.max_members)
-    elif resolved == "parquet":
-        check_parquet_rows(path, read_limits.max_inflated_bytes)
-    run = read_run(path, format=resolved, limits=read_limits, cluster=options.cluster)
+    fields = ("file_a", "file_b")
+    paths = [upload.files[f] for f in fields]
+    formats = []
+    for field, path, fmt in zip(fields, paths, (options.format_a, options.format_b),
+                                strict=True):
+        with _file_errors(upload, workdir, field):
+            resolved = detect_format(path) if fmt == "auto" else fmt
+            # The upload's own bounds, checked before a reader opens the file.
+            if resolved == "inspect":
+                check_archive_directory(path, read_limits.max_members)
+            elif resolved == "parquet":
+                check_parquet_rows(path, read_limits.max_inflated_bytes)
+        formats.append(resolved)
+
+    def read(ids: list[Any]) -> list[Any]:
+        sides = [{"format": fmt, **({"id": i} if i else {})} for fmt, i in zip(formats, ids,
+                                                                                strict=True)]
+        with _file_errors(upload, workdir, None):
+            run_a, run_b = read_runs(paths, options_a=sides[0], options_b=sides[1],
+                                     limits=read_limits, cluster=options.cluster)
+        return [run_a, run_b]
+
+    runs = read([None, None])
     column = options.task_column
-    if column is None or column in run.key_names:
-        return run
-    if resolved not in LONG_FORMATS:
-        raise McNemarError(f"{option('task_column')} names a column of a CSV, JSONL or Parquet "
-                           f"file; {path.name} is {resolved}, which records its own tasks")
+    if column is None or all(column in run.key_names for run in runs):
+        return runs
+    for field, fmt in zip(fields, formats, strict=True):
+        if fmt not in LONG_FORMATS:
+            raise ApiError(422, f"task_column names a column of a CSV, JSONL or Parquet file; "
+                           f"{upload.filenames[field]} is {fmt}, which records its own tasks",
+                           field="task_column")
     try:
-        return read_run(path, format=resolved, limits=read_limits, cluster=options.cluster,
-                        id=[column, *run.key_names])
+        return read([[column, *run.key_names] if column not in run.key_names else None
+                     for run in runs])
+    except ApiError as exc:
+        raise ApiError(exc.status, f"task_column {column!r}: {exc.message}",
+                       field="task_column", type=exc.type) from exc
+
+
+@contextlib.contextmanager
+def _file_errors(upload: Any, workdir: Path, field: str | None) -> Iterator[None]:
+    """A reading error as the API's error: 413 for a file over the read budget, else 422
+    naming the file (``field``, or the file the error names) or the form's field it is
+    about (a cluster field the file lacks, a format)."""
+    try:
+        yield
     except McNemarError as exc:
-        raise McNemarError(f"{option('task_column')} {column!r}: {exc}") from exc
+        field = field or _file_of(exc, upload)
+        if _over_budget(exc):
+            message = _public_message(exc.spelled(_server_spelling), upload, workdir)
+            raise ApiError(413, message, field=field, type="too_large") from exc
+        named = field_for_error(exc, _FORM_NAMES, _FORM_FIELDS)
+        if named in ("format_a", "format_b") and field is not None:
+            named = "format_a" if field == "file_a" else "format_b"
+        raise ApiError(422, _public_message(str(exc), upload, workdir), field=named or field,
+                       type="malformed_file") from exc
+    except (UnicodeDecodeError, ValueError, OSError) as exc:
+        # A reader that let a low-level error escape: still a file's fault.
+        what = upload.filenames[field] if field else "the files"
+        message = _public_message(f"{what}: cannot be read ({exc})", upload, workdir)
+        raise ApiError(422, message, field=field, type="malformed_file") from exc
+
+
+def _file_of(exc: McNemarError, upload: Any) -> str | None:
+    """The upload field of the file an error is about (its ``path``), if it names one."""
+    path = getattr(exc, "path", None)
+    if path is None:
+        return None
+    for field, saved in upload.files.items():
+        if Path(path).resolve() == Path(saved).resolve():
+            return str(field)
+    return None
 
 
 def _several_tasks(run: Any) -> bool:
@@ -359,26 +415,7 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
     def public(text: str) -> str:
         return _public_message(text, upload, workdir)
 
-    runs = []
-    for field, fmt in (("file_a", options.format_a), ("file_b", options.format_b)):
-        path = upload.files[field]
-        try:
-            runs.append(_read(path, fmt, options, read_limits))
-        except McNemarError as exc:
-            if _over_budget(exc):
-                message = public(exc.spelled(_server_spelling))
-                raise ApiError(413, message, field=field, type="too_large") from exc
-            # An option of the form (a cluster field the file lacks, a format) is named as
-            # such; anything else is the file's fault.
-            named = field_for_error(exc, _FORM_NAMES, _FORM_FIELDS)
-            if named in ("format_a", "format_b"):
-                named = "format_a" if field == "file_a" else "format_b"
-            raise ApiError(422, public(str(exc)), field=named or field,
-                           type="malformed_file") from exc
-        except (UnicodeDecodeError, ValueError, OSError) as exc:
-            # A reader that let a low-level error escape: still the file's fault.
-            message = public(f"{upload.filenames[field]}: cannot be read ({exc})")
-            raise ApiError(422, message, field=field, type="malformed_file") from exc
+    runs = _read(upload, options, read_limits, workdir)
     if options.task_column is not None or any(_several_tasks(run) for run in runs):
         return _compare_tasks(runs, options, upload, workdir)
     try:
