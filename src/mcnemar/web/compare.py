@@ -1,12 +1,14 @@
 """``POST /api/v1/compare``: two uploaded result files in, the paired report out.
 
 The upload streams to a temporary directory (:func:`mcnemar.web.upload.read_multipart`, with
-the per-file limit), each file is read with :func:`mcnemar.io.read_run` under the server's
-read budget (archive entries counted and Parquet row groups checked before reading), and the
-two runs go through the library's pipeline: :func:`mcnemar.pipeline.pair_runs` and
+the per-file limit), and the files go through the library's pipeline, as on the command line:
+:func:`mcnemar.pipeline.read_runs` (under the server's read budget, after the archive entries
+are counted and the Parquet row groups checked), then :func:`mcnemar.pipeline.pair_runs` and
 :func:`mcnemar.pipeline.analyze_alignment`, the two steps of
-:func:`mcnemar.pipeline.compare_runs`, so that the clustered analysis is the recommended one
-when the files carry clusters, as on the command line.
+:func:`mcnemar.pipeline.compare_runs` (taken one by one, so that an error says whether the
+pairing or the analysis refused), with the clustered analysis as the recommended one when the
+files carry clusters. Files of several tasks are compared task by task
+(``compare_runs(by_task=True)``), with the forest plot.
 
 What the upload adds to the pipeline is only what a server needs: a 413 for a file over the
 limit or an archive over the read budget, a 422 naming the file or field at fault, at most
@@ -241,8 +243,8 @@ def add_compare_route(
     async def compare_files(request: Request) -> Response:
         """Upload two per-item result files (``file_a``, ``file_b``) as multipart form data.
 
-        The files are read with :func:`mcnemar.io.read_run` (any format it knows; ``format_a``
-        and ``format_b`` override the detection), paired item by item and analysed by
+        The files are read with :func:`mcnemar.pipeline.read_runs` (any format it knows;
+        ``format_a`` and ``format_b`` override the detection), paired item by item and analysed by
         :func:`mcnemar.pipeline.compare_runs`'s steps (clustered when ``cluster`` names a
         cluster field or ``reduce`` is ``cluster``). The report's ``alignment`` says how many
         items were paired. Each file may be at most the server's ``--max-upload-mb``.
