@@ -636,3 +636,39 @@ def test_binom_sf_handles_huge_n() -> None:
     assert got == pytest.approx(0.5 + 0.5 * math.exp(float(planning._log_pmf(k, n, 0.5, 0.5))),
                                 rel=1e-12)
     assert math.isfinite(float(special.betainc(k, n - k + 1, 0.5)))
+
+
+# --------------------------------------------------------------------------------------------
+# the search over n that the sample sizes share (planning._kernel)
+
+
+@settings(max_examples=200, deadline=None)
+@given(target=st.integers(1, 10_000), lo=st.integers(0, 10_000), hi=st.integers(1, 10_000))
+def test_smallest_n_finds_the_threshold_of_a_monotone_predicate(
+    target: int, lo: int, hi: int
+) -> None:
+    from mcnemar.planning._kernel import _smallest_n
+
+    lo = min(lo, target - 1)  # the predicate is false at lo
+    calls: list[int] = []
+
+    def at_least(n: int) -> bool:
+        calls.append(n)
+        return n >= target
+
+    assert _smallest_n(at_least, lo, hi) == target
+    assert len(calls) <= 2 * math.ceil(math.log2(max(target, hi) + 2)) + 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=40))
+def test_first_and_stable_against_a_direct_reading(meets: list[bool]) -> None:
+    from mcnemar.planning._kernel import _first_and_stable
+
+    arr = np.array(meets)
+    first, stable = _first_and_stable(arr)
+    # first: the first True (0 when there is none, as numpy's argmax); stable: the first
+    # position from which every later one is True, and not before first.
+    want_first = meets.index(True) if True in meets else 0
+    want_stable = next(i for i in range(len(meets) + 1) if all(meets[i:]))
+    assert (first, stable) == (want_first, max(want_first, want_stable))
