@@ -835,3 +835,19 @@ def test_docstring_examples_run() -> None:
         failed += result.failed
     assert attempted >= 10
     assert failed == 0
+
+
+def test_typed_signatures_leave_the_functions_as_they_are() -> None:
+    # The overloads are a protocol for type checkers (intervals._api); at run time each
+    # function keeps its own signature, docstring and doctests.
+    import inspect
+
+    from mcnemar.intervals import _api
+
+    assert _api.table_interval(difference_interval) is difference_interval
+    for f, default in [(difference_interval, "newcombe"), (ratio_interval, "tang")]:
+        params = inspect.signature(f).parameters
+        assert list(params) == ["a", "b", "c", "d", "confidence_level", "method"]
+        assert params["method"].default == default
+        assert params["confidence_level"].kind is inspect.Parameter.KEYWORD_ONLY
+        assert f.__doc__ and ">>> print(" in f.__doc__
