@@ -16,7 +16,7 @@ the library's :func:`mcnemar.report.analyze` does every computation, and its ``t
 returned unchanged (plus, when asked, the markdown/text renderings and the null distribution
 for the picture). Every failure, whatever its cause, has one JSON shape::
 
-    {"error": {"status": 422, "message": "b must be a whole number >= 0; got -1",
+    {"error": {"status": 422, "message": "b must be >= 0, got -1; counts cannot be negative",
                "field": "b", "errors": [{"field": "b", "message": "...", "type": "..."}]}}
 
 Bad input is a 4xx naming the field; a 500 only ever means a bug.
@@ -105,8 +105,6 @@ def _table_from_request(req: PassesFramingRequest | ErrorsFramingRequest) -> Any
     return PairedTable(a=req.a, b=req.b, c=req.c, d=req.d)
 
 
-
-
 #: The analyze request's name of a library argument where it differs from the argument's own.
 _REQUEST_FIELDS = {
     "rope": "bayes.rope", "prior": "bayes.prior", "credible_level": "confidence_level",
@@ -143,10 +141,11 @@ def _analyze(table: Any, options: Any) -> Any:
 
 
 def _load_page(max_upload_mb: float) -> str:
-    template = resources.files("mcnemar.web").joinpath("templates/index.html").read_text("utf-8")
+    """The page, with the server's settings and the vocabulary's menus written in."""
     from mcnemar import vocabulary
     from mcnemar.validation import MAX_COUNT
 
+    template = resources.files("mcnemar.web").joinpath("templates/index.html").read_text("utf-8")
     values = {
         "version": _version(),
         "max_upload_mb": f"{max_upload_mb:g}",
@@ -254,7 +253,7 @@ def create_app(
     max_json_bytes : int, default 65536
         Body limit of every endpoint but the upload.
     request_timeout : float, default 10
-        Seconds a request body may pause (see :class:`_Guard`).
+        Seconds a request body may pause (see :class:`mcnemar.web.guard.Guard`).
     compare_timeout : float, default 120
         Seconds an upload's reading, alignment and analysis may take before the answer is
         a 503; at most :data:`COMPARE_CONCURRENCY` run at once per process.

@@ -2,7 +2,7 @@
 
 Every failure of the calculator's API, whatever its cause, is answered as::
 
-    {"error": {"status": 422, "message": "b must be a whole number >= 0; got -1",
+    {"error": {"status": 422, "message": "b must be >= 0, got -1; counts cannot be negative",
                "field": "b", "errors": [{"field": "b", "message": "...", "type": "..."}]}}
 
 ``field`` names the request field to fix (or is null for the body as a whole). Errors of the

@@ -10,7 +10,7 @@ stop half-way: such connections are held open for as long as the client likes (t
 * once the first byte of a request has arrived, its headers must be complete within the
   request timeout; otherwise the server answers 408 and closes the connection.
 
-The request *body* is timed by the application (:class:`mcnemar.web.app._Guard`), which knows
+The request *body* is timed by the application (:class:`mcnemar.web.guard.Guard`), which knows
 when it is waiting for the client and when the client is waiting for it.
 
 Keep-alive without races: the server closes an idle connection only after
