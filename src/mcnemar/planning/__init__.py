@@ -49,11 +49,15 @@ Modules
 -------
 ``_validation``
     argument checks; difference and discordance (or a pilot table) to ``(p10, p01)``.
+``_settings``
+    the settings of a call (n, p10, p01) checked, broadcast and echoed in the input's shape.
 ``_kernel``
-    the exact power sums (binomial probabilities, critical counts, recurrences) and Connor's
-    approximation.
+    the exact power sums (binomial probabilities, critical counts, recurrences), Connor's
+    approximation and the search over n; :mod:`mcnemar.margin_planning` sums with the same
+    binomial probabilities and tails.
 ``_results``
-    :class:`PowerResult`, :class:`SampleSizeResult`, :class:`MinimumDetectableEffectResult`.
+    :class:`PowerResult`, :class:`SampleSizeResult`, :class:`MinimumDetectableEffectResult`,
+    and the text and markdown tables the margin results share.
 ``_power``, ``_sample_size``, ``_detectable``
     the three public functions.
 """
