@@ -35,49 +35,22 @@ __all__ = ["compare"]
 
 
 
-#: How the command line spells the library's keywords named in error messages.
-_FLAGS = {
-    "id": "--id", "score": "--score", "filter": "--filter", "task": "--task",
-    "value_key": "--value-key", "perturbation": "--perturbation", "sample": "--sample",
-    "cluster": "--cluster", "label": "--label", "prediction": "--prediction",
-    "truth": "--truth", "on_missing": "--on-missing", "threshold": "--threshold",
-    "reduce": "--reduce", "format": "--input-format", "run_column": "--run-column",
-    "allow_different_tasks": "--allow-different-tasks",
-    "allow_different_scorers": "--allow-different-scorers", "limits": "--max-inflated-mb",
-    "names": "--names", "alternative": "--alternative", "alpha": "--alpha",
-    "confidence_level": "--confidence-level", "progress": "--progress",
-    "runs": "--runs", "id_a": "--id-a", "id_b": "--id-b",
-    "adjust": "--adjust", "task_column": "--task-column", "model": "--runs",
-}
+#: Library arguments whose flag here is not "--" + the argument (the rest are found by
+#: handle_errors from the command's own options).
+_FLAGS = {"format": "--input-format", "limits": "--max-inflated-mb MB", "model": "--runs"}
 
 _NO_RUNS = ("compare takes two run files RUN_A RUN_B (for prediction files, add the true "
             "labels with --truth LABELS); see 'mcnemar compare --help'")
 
 
-def _spell(keyword: str, value: str) -> str:
-    """A keyword named in a library message, as the flag a user types here."""
-    flag = _FLAGS.get(keyword)
-    if flag is None:  # a keyword of the library that this command has no flag for
-        return f"{keyword}={value}" if value else keyword
-    if keyword == "limits":
-        return f"{flag} MB"
-    if value in ("True", ""):
-        return flag
-    return f"{flag} {value.replace(chr(39), '')}"
-
-
-def _spelled_for_the_command_line(func: Any) -> Any:
-    """Re-spell library errors with this command's flags; a missing extra names its install."""
+def _extras_named(func: Any) -> Any:
+    """A reader whose optional dependency is missing names the extra to install."""
     import functools
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return func(*args, **kwargs)
-        except McNemarError as exc:
-            if not exc.arguments:
-                raise
-            raise McNemarError(exc.spelled(_spell)) from None
         except ImportError as exc:
             from mcnemar.io._run import missing_dependency
 
@@ -212,8 +185,8 @@ internal error.""",
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr for inputs taking over a second (default: when "
                    "stderr is a terminal).")
-@handle_errors
-@_spelled_for_the_command_line
+@handle_errors(flags=_FLAGS)
+@_extras_named
 def compare(
     runs: tuple[str, ...],
     truth: str | None,
