@@ -112,6 +112,20 @@ def MARGIN_OPTIONS(func: F) -> F:
     )(func)
 
 
+def BAYES_OPTIONS(func: F) -> F:
+    """``--bayes`` and ``--rope`` (the Bayesian summary of the report)."""
+    func = click.option(
+        "--rope", type=float, default=0.005, show_default=True,
+        help="With --bayes: half-width of the region of practical equivalence, a "
+             "proportion (0.005 = half a point).",
+    )(func)
+    return click.option(
+        "--bayes", is_flag=True,
+        help="Add the Bayesian summary: probabilities that A is better, practically "
+             "equivalent or worse (Dirichlet posterior; needs all four cells).",
+    )(func)
+
+
 @overload
 def handle_errors(func: F) -> F: ...
 

@@ -17,6 +17,7 @@ import click
 
 from mcnemar import vocabulary
 from mcnemar.cli._common import (
+    BAYES_OPTIONS,
     FORMAT_OPTION,
     MARGIN_OPTIONS,
     ExitCode,
@@ -175,12 +176,7 @@ internal error.""",
                    "significantly (different), or 5 if non-inferiority by --margin is not "
                    "shown (inferior), after printing the report.")
 @MARGIN_OPTIONS
-@click.option("--bayes", is_flag=True,
-              help="Add the Bayesian summary: probabilities that A is better, practically "
-                   "equivalent or worse (Dirichlet posterior; needs all four cells).")
-@click.option("--rope", type=float, default=0.005, show_default=True,
-              help="With --bayes: half-width of the region of practical equivalence, a "
-                   "proportion (0.005 = half a point).")
+@BAYES_OPTIONS
 @FORMAT_OPTION
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr for inputs taking over a second (default: when "

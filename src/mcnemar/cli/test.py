@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from mcnemar.cli._common import (
+    BAYES_OPTIONS,
     FORMAT_OPTION,
     MARGIN_OPTIONS,
     ExitCode,
@@ -85,12 +86,7 @@ def _pick(values: dict[str, str | None], cell: str) -> tuple[str, str] | None:
     "--fail-on", type=click.Choice(["inferior"]), default=None,
     help="inferior: exit 5 after printing the report if non-inferiority by --margin is not shown.",
 )
-@click.option("--bayes", is_flag=True,
-              help="Add the Bayesian summary: probabilities that A is better, practically "
-                   "equivalent or worse (Dirichlet posterior; needs all four cells).")
-@click.option("--rope", type=float, default=0.005, show_default=True,
-              help="With --bayes: half-width of the region of practical equivalence, a "
-                   "proportion (0.005 = half a point).")
+@BAYES_OPTIONS
 @FORMAT_OPTION
 @handle_errors
 def test(
