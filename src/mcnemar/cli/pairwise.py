@@ -10,7 +10,6 @@ The runs come either as result files (one per run, read and aligned on their ite
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 import click
 
@@ -28,30 +27,13 @@ from mcnemar.errors import McNemarError, McNemarWarning
 __all__ = ["pairwise"]
 
 
-def _read_runs(
-    paths: tuple[str, ...],
-    *,
-    score: str | None,
-    on_missing: str,
-    threshold: float | None,
-    reduce: str | None,
-    allow_different_tasks: bool,
-    allow_different_scorers: bool,
-) -> tuple[list[str], Any]:
-    from mcnemar.pipeline import pair_many
-
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", McNemarWarning)
-        names, correct = pair_many(paths, score=score, on_missing=on_missing,
-                                   threshold=threshold, reduce=reduce,
-                                   allow_different_tasks=allow_different_tasks,
-                                   allow_different_scorers=allow_different_scorers)
+def _echo_warnings(caught: list[warnings.WarningMessage]) -> None:
+    """Differences let through by --allow-different-* as warning lines on stderr."""
     for warning in caught:
         if issubclass(warning.category, McNemarWarning):
             click.echo(f"mcnemar: warning: {warning.message}", err=True)
         else:
             warnings.warn(warning.message, warning.category, stacklevel=1)
-    return names, correct
 
 
 def _baseline(value: str | None, names: list[str]) -> int | str | None:
@@ -181,11 +163,15 @@ def pairwise(
         matrix = read_matrix(matrix_file, id_column=id_column)
         model_names, correct = list(matrix.names), matrix.correct
     else:
-        model_names, correct = _read_runs(
-            runs, score=score, on_missing=on_missing, threshold=threshold, reduce=reduce,
-            allow_different_tasks=allow_different_tasks,
-            allow_different_scorers=allow_different_scorers,
-        )
+        from mcnemar.pipeline import pair_many
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", McNemarWarning)
+            model_names, correct = pair_many(
+                runs, score=score, on_missing=on_missing, threshold=threshold, reduce=reduce,
+                allow_different_tasks=allow_different_tasks,
+                allow_different_scorers=allow_different_scorers)
+        _echo_warnings(caught)
     if names is not None:
         given = [n.strip() for n in names.split(",")]
         if len(given) != len(model_names):
