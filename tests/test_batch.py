@@ -177,6 +177,10 @@ def test_to_frame_with_pandas() -> None:
         assert frame["verdict"][i] == rep.conclusion.headline
         assert frame["n"][i] == rep.table.n
     assert math.isnan(frame["odds_ratio"][2])  # no discordant items
+    # Unknown N: the counts stay whole numbers, missing where unknown.
+    mixed = analyze_many([PairedTable(1, 2, 3, 4), PairedTable(b=5, c=1)]).to_frame()
+    assert str(mixed["n"].dtype) == "Int64"
+    assert mixed["n"][0] == 10 and mixed["n"].isna().tolist() == [False, True]
 
 
 def test_to_frame_with_polars_when_pandas_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -185,6 +185,10 @@ class BatchReport:
         except ImportError:
             pass
         else:
+            # Counts with unknown entries (no N) stay whole numbers: pandas' nullable integers.
+            for key in ("a", "d", "n"):
+                if isinstance(data[key], list):
+                    data[key] = pd.array(data[key], dtype="Int64")
             return pd.DataFrame(data)
         try:
             import polars as pl
