@@ -183,6 +183,31 @@ def test_malformed_large_jsonl_names_the_line(tmp_path: Path) -> None:
     assert info.value.line == 3
 
 
+@pytest.mark.parametrize(
+    ("first", "pattern"),
+    [('{"id": 1, "sco', "line is not valid JSON .*one complete JSON object per line"),
+     ("[1, 2]", r"expected a JSON object \(one record per line\), found list")],
+)
+def test_deferred_jsonl_first_line_is_refused_as_the_python_reader_refuses_it(
+    tmp_path: Path, first: str, pattern: str
+) -> None:
+    # The engine path reads the first record for the column names through the same record
+    # iterator as the Python path, so both say the same thing about the same line.
+    path = tmp_path / "bad.jsonl"
+    path.write_text(first + '\n{"id": 2, "score": 0}\n')
+    for engine in ("duckdb", "python"):
+        with pytest.raises(InputFileError, match=pattern) as info:
+            read_run(path, format="jsonl", engine=engine)
+        assert info.value.line == 1 and info.value.path == str(path)
+
+
+def test_long_file_unknown_run_column_lists_the_columns(tmp_path: Path) -> None:
+    pattern = r"run column 'who' not found; the columns are 'model', 'question_id'"
+    for engine in ("python", "duckdb"):
+        with pytest.raises(InputFileError, match=pattern):
+            read_long(GENERIC / "long.csv", format="csv", run_column="who", engine=engine)
+
+
 def test_duckdb_reports_text_scores_as_not_numbers(tmp_path: Path) -> None:
     path = tmp_path / "t.csv"
     path.write_text("id,score\nq0,1\nq1,maybe\n")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -241,11 +241,15 @@ def score_to_float(value: Any, *, letters: bool = False) -> float | None:
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 
 
-def iter_json_lines(path: Path, *, progress: bool | None = None) -> Iterator[tuple[int, Any]]:
-    """Yield ``(line_number, object)`` for each non-blank line of a JSONL file.
+def iter_json_records(path: Path, *, what: str,
+                      progress: bool | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(line_number, record)`` for each non-blank line of a JSONL file.
 
-    A line that is not valid JSON (e.g. a truncated last line) raises
-    :class:`~mcnemar.errors.InputFileError` naming the file and line.
+    Every JSONL reader goes through here, so that they all refuse the same things the same
+    way, naming the file and line: a line that is not valid JSON (e.g. a truncated last line)
+    and a line that is valid JSON but not an object (``what`` says what a line should hold,
+    e.g. ``"one record per line"``). Lines are parsed as they are read, so a caller that needs
+    only the first record reads only the first line.
     """
     from mcnemar.io._progress import progress_bar
 
@@ -265,7 +269,7 @@ def iter_json_lines(path: Path, *, progress: bool | None = None) -> Iterator[tup
             if not raw.strip():
                 continue
             try:
-                yield number, json.loads(raw)
+                obj = json.loads(raw)
             except (json.JSONDecodeError, UnicodeDecodeError) as exc:
                 raise InputFileError(
                     f"line is not valid JSON ({_json_reason(exc)}); a JSONL file needs one "
@@ -273,6 +277,7 @@ def iter_json_lines(path: Path, *, progress: bool | None = None) -> Iterator[tup
                     path=str(path),
                     line=number,
                 ) from None
+            yield number, require_object(obj, path, number, what)
         bar.update(done)
 
 
@@ -318,6 +323,42 @@ def short_repr(value: Any, limit: int = 60) -> str:
     """A bounded ``repr`` for error messages."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def name_list(names: Iterable[Any], limit: int = 12) -> str:
+    """Names quoted for a message: at most ``limit`` of them, then how many more.
+
+    Examples
+    --------
+    >>> name_list(["a", "b", "c"], limit=2)
+    "'a', 'b' and 1 more"
+    """
+    names = list(names)
+    shown = ", ".join(map(repr, names[:limit]))
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def require_known(wanted: Iterable[Any], known: Collection[Any], *, path: str | Path,
+                  message: Callable[[str, str], str]) -> None:
+    """Refuse the ``wanted`` names that are not among ``known`` (columns, runs, tasks).
+
+    ``message(unknown, known)`` words the error from the names not found and the names there
+    are (both quoted, see :func:`name_list`), so that every reader says what it did not find
+    and what it could have chosen in one sentence.
+
+    Examples
+    --------
+    >>> try:
+    ...     require_known(["x", "nope"], ["x", "y"], path="runs.csv",
+    ...                   message=lambda unknown, known: f"{unknown} not found; runs: {known}")
+    ... except InputFileError as exc:
+    ...     print(exc)
+    runs.csv: 'nope' not found; runs: 'x', 'y'
+    """
+    unknown = [name for name in wanted if name not in known]
+    if unknown:
+        raise InputFileError(message(", ".join(map(repr, unknown)), name_list(known)),
+                             path=str(path))
 
 
 def check_path(path: str | Path) -> Path:

@@ -30,9 +30,10 @@ from mcnemar.io._run import (
     SCORE_COL,
     DeferredSource,
     RunResults,
-    iter_json_lines,
+    iter_json_records,
+    name_list,
     object_array,
-    require_object,
+    require_known,
     score_to_float,
     short_repr,
 )
@@ -66,13 +67,8 @@ def _pick(
     argument: str, path: Path,
 ) -> list[str]:
     if wanted is not None:
-        missing = [c for c in wanted if c not in columns]
-        if missing:
-            raise InputFileError(
-                f"{what} column {', '.join(map(repr, missing))} not found; the columns are "
-                f"{_list(columns)}",
-                path=str(path),
-            )
+        require_known(wanted, columns, path=path, message=lambda unknown, known:
+                      f"{what} column {unknown} not found; the columns are {known}")
         return wanted
     lower = {c.lower(): c for c in columns}
     for name in candidates:
@@ -87,14 +83,9 @@ def _pick(
                     f"{option('truth', 'LABELS')}")
     raise InputFileError(
         f"no {what} column found (looked for {', '.join(candidates[:6])}, ...); choose one with "
-        f"{option(argument, 'COLUMN')}; the columns are {_list(columns)}{hint}",
+        f"{option(argument, 'COLUMN')}; the columns are {name_list(columns)}{hint}",
         path=str(path),
     )
-
-
-def _list(columns: Sequence[str], limit: int = 12) -> str:
-    shown = ", ".join(map(repr, columns[:limit]))
-    return shown + (f" and {len(columns) - limit} more" if len(columns) > limit else "")
 
 
 def _kind(path: Path, format: str) -> str:
@@ -232,13 +223,8 @@ def read_long(
     if runs is None:
         runs = sorted(values)
     else:
-        unknown = [r for r in runs if r not in values]
-        if unknown:
-            raise InputFileError(
-                f"run(s) {', '.join(map(repr, unknown))} not found in column {run_column!r}; "
-                f"the runs are {_list(sorted(values))}",
-                path=str(p),
-            )
+        require_known(runs, sorted(values), path=p, message=lambda unknown, known:
+                      f"run(s) {unknown} not found in column {run_column!r}; the runs are {known}")
     return [
         read_generic(p, format=format, run_column=run_column, run=r, **options) for r in runs
     ]
@@ -252,12 +238,7 @@ def _run_values(p: Path, kind: str, run_column: str, engine: str) -> set[str]:
         from mcnemar.io._engine import connect, engine_error
 
         con = connect()
-        columns = _engine_columns(con, p, kind)
-        if run_column not in columns:
-            raise InputFileError(
-                f"run column {run_column!r} not found; the columns are {_list(columns)}",
-                path=str(p),
-            )
+        _pick(_engine_columns(con, p, kind), [run_column], (), "run", "run", p)
         try:
             rows = con.sql(
                 f"SELECT DISTINCT CAST({_q(run_column)} AS VARCHAR) FROM "
@@ -267,11 +248,7 @@ def _run_values(p: Path, kind: str, run_column: str, engine: str) -> set[str]:
             raise engine_error(exc, p) from None
         return {r[0] for r in rows if r[0] is not None}
     columns, rows = _csv_rows(p, None) if kind == "csv" else _jsonl_rows(p, None)
-    if run_column not in columns:
-        raise InputFileError(
-            f"run column {run_column!r} not found; the columns are {_list(columns)}",
-            path=str(p),
-        )
+    _pick(columns, [run_column], (), "run", "run", p)
     values = set()
     for _, record in rows:
         value = record.get(run_column)
@@ -333,8 +310,7 @@ def _jsonl_rows(
 ) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
     rows: list[tuple[int, dict[str, Any]]] = []
     columns: dict[str, None] = {}
-    for number, obj in iter_json_lines(p, progress=progress):
-        record = require_object(obj, p, number, "one record per line")
+    for number, record in iter_json_records(p, what="one record per line", progress=progress):
         if not columns:
             columns = dict.fromkeys(record)
         rows.append((number, record))
@@ -456,15 +432,9 @@ def _engine_columns(con: Any, p: Path, kind: str) -> list[str]:
     from mcnemar.io._engine import engine_error
 
     if kind == "jsonl":
-        with p.open("rb") as handle:
-            for number, raw in enumerate(handle, start=1):
-                if raw.strip():
-                    try:
-                        first = json.loads(raw)
-                    except json.JSONDecodeError as exc:
-                        raise InputFileError(f"line is not valid JSON ({exc.msg})", path=str(p),
-                                             line=number) from None
-                    return list(require_object(first, p, number, "one record per line"))
+        # The first record's keys name the columns; only its line is read.
+        for _, first in iter_json_records(p, what="one record per line"):
+            return list(first)
         raise InputFileError("empty file: no records", path=str(p))
     try:
         return [row[0] for row in con.sql(f"DESCRIBE SELECT * FROM {_scan(p, kind)}").fetchall()]

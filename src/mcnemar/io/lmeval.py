@@ -32,9 +32,9 @@ import numpy as np
 from mcnemar.errors import InputFileError, McNemarError, option
 from mcnemar.io._run import (
     RunResults,
-    iter_json_lines,
+    iter_json_records,
     object_array,
-    require_object,
+    require_known,
     score_to_float,
     short_repr,
 )
@@ -168,13 +168,8 @@ def read_lmeval(
     if p.is_dir():
         newest, older = _sample_files(p)
         if wanted is not None:
-            unknown = [t for t in wanted if t not in newest]
-            if unknown:
-                raise InputFileError(
-                    f"task(s) {', '.join(map(repr, unknown))} not in this directory; its tasks "
-                    f"are {', '.join(map(repr, newest))}",
-                    path=str(p),
-                )
+            require_known(wanted, newest, path=p, message=lambda unknown, known:
+                          f"task(s) {unknown} not in this directory; its tasks are {known}")
             selected = wanted
         else:
             selected = list(newest)
@@ -271,8 +266,8 @@ def _read_file(
     """Append one task's records; return the metric and filter used."""
     records: list[tuple[int, Any, str, dict[str, Any]]] = []
     filters: dict[str, int] = {}
-    for number, obj in iter_json_lines(f, progress=progress):
-        record = require_object(obj, f, number, "one lm-eval sample per line")
+    for number, record in iter_json_records(f, what="one lm-eval sample per line",
+                                            progress=progress):
         doc_id = record.get("doc_id")
         if isinstance(doc_id, bool) or not isinstance(doc_id, int | str):
             raise InputFileError(

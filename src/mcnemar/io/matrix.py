@@ -28,7 +28,13 @@ from typing import Any, cast
 import numpy as np
 
 from mcnemar.errors import InputFileError, McNemarError, option
-from mcnemar.io._run import missing_dependency, object_array, score_to_float, short_repr
+from mcnemar.io._run import (
+    iter_json_records,
+    missing_dependency,
+    object_array,
+    score_to_float,
+    short_repr,
+)
 from mcnemar.io._sniff import Probe
 
 __all__ = ["MATRIX_FORMATS", "OutcomeMatrix", "read_matrix"]
@@ -183,12 +189,10 @@ def _csv(p: Path) -> tuple[list[str], Iterable[_Row]]:
 
 
 def _jsonl(p: Path) -> tuple[list[str], Iterable[_Row]]:
-    from mcnemar.io._run import iter_json_lines, require_object
-
     header: list[str] | None = None
     rows: list[_Row] = []
-    for line, obj in iter_json_lines(p, progress=False):
-        record = require_object(obj, p, line, "one item per line, a key per model")
+    for line, record in iter_json_records(p, what="one item per line, a key per model",
+                                          progress=False):
         if header is None:
             header = list(record)
         elif len(record) != len(header) or any(k not in record for k in header):

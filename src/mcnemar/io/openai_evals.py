@@ -18,9 +18,8 @@ import numpy as np
 from mcnemar.errors import InputFileError
 from mcnemar.io._run import (
     RunResults,
-    iter_json_lines,
+    iter_json_records,
     object_array,
-    require_object,
     score_to_float,
     short_repr,
 )
@@ -64,8 +63,7 @@ def read_openai_evals(
     scores: list[float] = []
     types: dict[str, int] = {}
     errored_ids: set[str] = set()
-    for number, obj in iter_json_lines(p, progress=progress):
-        record = require_object(obj, p, number, "one event per line")
+    for number, record in iter_json_records(p, what="one event per line", progress=progress):
         if "spec" in record and isinstance(record["spec"], dict):
             spec = record["spec"]
             continue
