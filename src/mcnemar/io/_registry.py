@@ -154,18 +154,14 @@ def spec(name: str) -> ReaderSpec:
 _GENERIC_OPTIONS = ("id", "score", "run_column", "run", "sample", "cluster", "name", "engine",
                     "progress")
 
-register(ReaderSpec(name="csv", label="CSV / TSV per-item results",
-                    module="mcnemar.io.generic", function="read_generic",
-                    fixed=(("format", "csv"),), options=_GENERIC_OPTIONS,
-                    sniff=_sniff.sniff_csv))
-register(ReaderSpec(name="jsonl", label="JSON Lines per-item results",
-                    module="mcnemar.io.generic", function="read_generic",
-                    fixed=(("format", "jsonl"),), options=_GENERIC_OPTIONS,
-                    sniff=_sniff.sniff_jsonl))
-register(ReaderSpec(name="parquet", label="Parquet per-item results",
-                    module="mcnemar.io.generic", function="read_generic",
-                    fixed=(("format", "parquet"),), options=_GENERIC_OPTIONS,
-                    sniff=_sniff.sniff_parquet))
+# The three generic formats share one reader, told which format it reads by `format=`.
+for _name, _label, _sniffer in (("csv", "CSV / TSV", _sniff.sniff_csv),
+                                ("jsonl", "JSON Lines", _sniff.sniff_jsonl),
+                                ("parquet", "Parquet", _sniff.sniff_parquet)):
+    register(ReaderSpec(name=_name, label=f"{_label} per-item results",
+                        module="mcnemar.io.generic", function="read_generic",
+                        fixed=(("format", _name),), options=_GENERIC_OPTIONS, sniff=_sniffer))
+del _name, _label, _sniffer
 register(ReaderSpec(name="lm-eval", label="lm-evaluation-harness samples",
                     module="mcnemar.io.lmeval", function="read_lmeval",
                     options=("score", "filter", "task", "cluster", "name", "progress"),

@@ -194,6 +194,17 @@ def _names(values: Sequence[str | None]) -> str:
     return ", ".join(shown) if shown else "none"
 
 
+def _refuse_unless(text: str, *, allowed: bool, override: str, why: str, compared: str) -> str:
+    """Refuse a difference between two runs, or, when its override is set, word it as a warning.
+
+    ``text`` says what differs, ``why`` why that stops the pairing and how to go on (naming
+    the ``override`` option). Returns the report's warning sentence.
+    """
+    if not allowed:
+        raise McNemarError(f"{text}; {why}")
+    return f"{text} ({compared} because {override} was set)"
+
+
 def check_identities(a: RunIdentity, b: RunIdentity, *, path_a: str = "A", path_b: str = "B",
                      allow_different_tasks: bool = False,
                      allow_different_scorers: bool = False) -> IdentityCheck:
@@ -263,15 +274,12 @@ def check_identities(a: RunIdentity, b: RunIdentity, *, path_a: str = "A", path_
         if ta.dataset is not None and tb.dataset is not None and ta.dataset != tb.dataset:
             differs.append(f"dataset {ta.dataset!r} in A and {tb.dataset!r} in B")
         if differs:
-            text = "the runs are of different tasks: " + "; ".join(differs)
-            if not allow_different_tasks:
-                raise McNemarError(
-                    f"{text}; pairing them by item id would compare different questions. If "
-                    f"they do hold the same items, pass "
-                    f"{option('allow_different_tasks', 'True')}"
-                )
-            overridden.append(text + " (compared as the same items because "
-                              "allow_different_tasks was set)")
+            overridden.append(_refuse_unless(
+                "the runs are of different tasks: " + "; ".join(differs),
+                allowed=allow_different_tasks, override="allow_different_tasks",
+                why="pairing them by item id would compare different questions. If they do hold "
+                    f"the same items, pass {option('allow_different_tasks', 'True')}",
+                compared="compared as the same items"))
     scorer_diffs = []
     for ta, tb in pairs:
         if ta.scorer is None or tb.scorer is None:
@@ -282,13 +290,12 @@ def check_identities(a: RunIdentity, b: RunIdentity, *, path_a: str = "A", path_
             scorer_diffs.append(f"{where} scored by {ta.describe_scorer()} in A and by "
                                 f"{tb.describe_scorer()} in B")
     if scorer_diffs:
-        text = "the runs were scored differently: " + "; ".join(scorer_diffs)
-        if not allow_different_scorers:
-            raise McNemarError(
-                f"{text}; a difference in scoring is not a difference between the systems. "
-                f"Choose the same scorer for both ({option('score', 'NAME')}), or, to compare "
-                f"the scorers themselves, pass {option('allow_different_scorers', 'True')}"
-            )
-        overridden.append(text + " (compared because allow_different_scorers was set)")
+        overridden.append(_refuse_unless(
+            "the runs were scored differently: " + "; ".join(scorer_diffs),
+            allowed=allow_different_scorers, override="allow_different_scorers",
+            why="a difference in scoring is not a difference between the systems. Choose the "
+                f"same scorer for both ({option('score', 'NAME')}), or, to compare the scorers "
+                f"themselves, pass {option('allow_different_scorers', 'True')}",
+            compared="compared"))
     tasks = tuple(t.name for t, _ in pairs)
     return IdentityCheck(strata=several, tasks=tasks, overridden=tuple(overridden))
