@@ -14,6 +14,7 @@ from mcnemar.planning._kernel import (
     _conditional_power,
     _connor_mde,
     _flat_weights,
+    _path_plan,
     _regions,
     _tail_alpha,
     _z_alpha,
@@ -51,10 +52,12 @@ def _solve_theta(
     seg, m, w, starts = _flat_weights(n, psi)
     j = _regions(m, tail, method)
     z_target = float(special.ndtri(target))
+    # The path of the power sum and its theta-free parts, once for the whole search.
+    plan = _path_plan(m, m - j, starts) if m.size else None
 
     def probit_gap(theta: FloatArray) -> FloatArray:
         th = theta[seg]
-        cp = _conditional_power(m, j, th, 1.0 - th, two_sided, starts)
+        cp = _conditional_power(m, j, th, 1.0 - th, two_sided, starts, plan)
         pw = np.bincount(seg, weights=w * cp, minlength=n.size)
         out: FloatArray = special.ndtri(np.clip(pw, 1e-300, _LARGEST_BELOW_ONE)) - z_target
         return out

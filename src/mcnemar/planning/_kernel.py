@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -48,6 +48,28 @@ def _binom_sf(k: Any, m: Any, p: Any) -> FloatArray:
     return result
 
 
+class _PmfBase(NamedTuple):
+    """The parts of log P(X = x), X ~ Bin(n, p), that do not depend on p (see :func:`_log_pmf`)."""
+
+    x: FloatArray
+    n: FloatArray
+    inside: npt.NDArray[np.bool_]
+    xi: FloatArray
+    ni: FloatArray
+    stirling: FloatArray
+    half_log: FloatArray
+
+
+def _pmf_base(x: FloatArray, n: FloatArray) -> _PmfBase:
+    inside = (x > 0) & (x < n)
+    xi = np.where(inside, x, 1.0)
+    ni = np.where(inside, n, 2.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        stirling = _stirlerr(ni) - _stirlerr(xi) - _stirlerr(ni - xi)
+        half_log = 0.5 * np.log(2.0 * math.pi * xi * (ni - xi) / ni)
+    return _PmfBase(x, n, inside, xi, ni, stirling, half_log)
+
+
 def _log_pmf(x: Any, n: Any, p: Any, q: Any) -> FloatArray:
     """log P(X = x) for X ~ Bin(n, p), q = 1 - p given separately; vectorized.
 
@@ -60,17 +82,21 @@ def _log_pmf(x: Any, n: Any, p: Any, q: Any) -> FloatArray:
         np.asarray(x, np.float64), np.asarray(n, np.float64),
         np.asarray(p, np.float64), np.asarray(q, np.float64),
     )
-    interior = (x_ > 0) & (x_ < n_) & (p_ > 0) & (q_ > 0)
-    xi = np.where(interior, x_, 1.0)
-    ni = np.where(interior, n_, 2.0)
+    return _log_pmf_at(_pmf_base(x_, n_), p_, q_)
+
+
+def _log_pmf_at(base: _PmfBase, p: Any, q: Any) -> FloatArray:
+    """:func:`_log_pmf` at (p, q) from its parts that do not depend on them (``base``), which a
+    search over p computes once."""
+    x_, n_ = base.x, base.n
+    p_ = np.broadcast_to(np.asarray(p, np.float64), x_.shape)
+    q_ = np.broadcast_to(np.asarray(q, np.float64), x_.shape)
+    interior = base.inside & (p_ > 0) & (q_ > 0)
+    xi, ni = base.xi, base.ni
     pi = np.where(interior, p_, 0.5)
     qi = np.where(interior, q_, 0.5)
     with np.errstate(divide="ignore", invalid="ignore"):
-        body = (
-            _stirlerr(ni) - _stirlerr(xi) - _stirlerr(ni - xi)
-            - _bd0(xi, ni * pi) - _bd0(ni - xi, ni * qi)
-            - 0.5 * np.log(2.0 * math.pi * xi * (ni - xi) / ni)
-        )
+        body = base.stirling - _bd0(xi, ni * pi) - _bd0(ni - xi, ni * qi) - base.half_log
         log_p = np.where(p_ < 0.5, np.log(p_), np.log1p(-q_))
         log_q = np.where(q_ < 0.5, np.log(q_), np.log1p(-p_))
         at_zero = np.where(n_ > 0, n_ * log_q, 0.0)
@@ -88,23 +114,20 @@ def _log_pmf(x: Any, n: Any, p: Any, q: Any) -> FloatArray:
 _ANCHOR_EVERY = 256
 
 
-def _path_sf(
-    m: FloatArray, k: FloatArray, p: FloatArray, q: FloatArray, starts: npt.NDArray[np.bool_]
-) -> FloatArray:
-    """P(Bin(m_i, p_i) >= k_i) along runs of consecutive m whose threshold k rises by 0 or 1.
+class _PathPlan(NamedTuple):
+    """What :func:`_path_sf` computes from (m, k) alone: the anchors, the layout of the blocks
+    and the p-free parts of the point probabilities; a search over p reuses it."""
 
-    Moving from m to m + 1 items,
-        P(X' >= k) = P(X >= k) + p P(X = k - 1)      (threshold kept)
-        P(X' >= k + 1) = P(X >= k) - q P(X = k)      (threshold raised),
-    so along a run each value is the previous one plus one binomial probability. Runs start
-    from an exact incomplete-beta value, restarted every _ANCHOR_EVERY steps and wherever the
-    step is not of the two kinds above (``starts`` marks where a new run begins). The result
-    is accurate to ~1e-14 absolute at the cost of one pmf per value instead of an incomplete
-    beta function (whose cost grows with m).
-    """
+    kept: npt.NDArray[np.bool_]
+    idx: npt.NDArray[np.intp]
+    block: npt.NDArray[np.intp]
+    offset: npt.NDArray[np.intp]
+    width: int
+    base: _PmfBase
+
+
+def _path_plan(m: FloatArray, k: FloatArray, starts: npt.NDArray[np.bool_]) -> _PathPlan:
     size = m.size
-    if size == 0:
-        return np.zeros(0)
     anchor = starts.copy()
     anchor[0] = True
     step_k = np.diff(k, prepend=k[0])
@@ -117,21 +140,44 @@ def _path_sf(
     m_prev, k_prev = m[prev], k[prev]
     kept = step_k == 0.0
     x = np.where(kept, k_prev - 1.0, k_prev)
-    log_coef = np.where(kept, _safe_log(p), _safe_log(q))
-    delta = np.exp(log_coef + _log_pmf(x, m_prev, p, q))
-    delta = np.where(kept, delta, -delta)
     idx = np.flatnonzero(anchor)
+    block = np.cumsum(anchor) - 1
+    offset = pos - idx[block]
+    return _PathPlan(kept, idx, block, offset, int(offset.max()) + 1, _pmf_base(x, m_prev))
+
+
+def _path_sf(
+    m: FloatArray, k: FloatArray, p: FloatArray, q: FloatArray, starts: npt.NDArray[np.bool_],
+    plan: _PathPlan | None = None,
+) -> FloatArray:
+    """P(Bin(m_i, p_i) >= k_i) along runs of consecutive m whose threshold k rises by 0 or 1.
+
+    Moving from m to m + 1 items,
+        P(X' >= k) = P(X >= k) + p P(X = k - 1)      (threshold kept)
+        P(X' >= k + 1) = P(X >= k) - q P(X = k)      (threshold raised),
+    so along a run each value is the previous one plus one binomial probability. Runs start
+    from an exact incomplete-beta value, restarted every _ANCHOR_EVERY steps and wherever the
+    step is not of the two kinds above (``starts`` marks where a new run begins). The result
+    is accurate to ~1e-14 absolute at the cost of one pmf per value instead of an incomplete
+    beta function (whose cost grows with m).
+    """
+    if m.size == 0:
+        return np.zeros(0)
+    if plan is None:
+        plan = _path_plan(m, k, starts)
+    log_coef = np.where(plan.kept, _safe_log(p), _safe_log(q))
+    delta = np.exp(log_coef + _log_pmf_at(plan.base, p, q))
+    delta = np.where(plan.kept, delta, -delta)
+    idx = plan.idx
     delta[idx] = 0.0
     # Restart the running sum at every anchor. Each block is summed on its own (one row of a
     # padded grid) so that a value does not depend on the blocks before it: an element of an
     # array of problems gets the same result as when it is computed alone.
-    block = np.cumsum(anchor) - 1
-    offset = pos - idx[block]
-    grid = np.zeros((idx.size, int(offset.max()) + 1))
-    grid[block, offset] = delta
-    running = np.cumsum(grid, axis=1)[block, offset]
+    grid = np.zeros((idx.size, plan.width))
+    grid[plan.block, plan.offset] = delta
+    running = np.cumsum(grid, axis=1)[plan.block, plan.offset]
     exact = _binom_sf(k[idx], m[idx], p[idx] if np.ndim(p) else p)
-    out: FloatArray = np.clip(exact[block] + running, 0.0, 1.0)
+    out: FloatArray = np.clip(exact[plan.block] + running, 0.0, 1.0)
     return out
 
 
@@ -237,7 +283,7 @@ def _critical_lower(m: Any, tail_alpha: float, method: str) -> FloatArray:
 
 def _conditional_power(
     m: FloatArray, j: FloatArray, theta: Any, theta_c: Any, two_sided: bool,
-    starts: npt.NDArray[np.bool_],
+    starts: npt.NDArray[np.bool_], plan: _PathPlan | None = None,
 ) -> FloatArray:
     """P(reject | m discordant) when A wins each with probability theta (theta_c = 1 - theta).
 
@@ -247,9 +293,12 @@ def _conditional_power(
     """
     th = np.broadcast_to(np.asarray(theta, np.float64), m.shape)
     thc = np.broadcast_to(np.asarray(theta_c, np.float64), m.shape)
-    cp = _path_sf(m, m - j, th, thc, starts)
+    # Both tails walk the same path: one plan (``plan``: made once for a search over theta).
+    if plan is None:
+        plan = _path_plan(m, m - j, starts)
+    cp = _path_sf(m, m - j, th, thc, starts, plan)
     if two_sided:
-        cp = cp + _path_sf(m, m - j, thc, th, starts)
+        cp = cp + _path_sf(m, m - j, thc, th, starts, plan)
     return cp
 
 
@@ -381,11 +430,12 @@ def _exact_power(
             k = m - j_values[inverse]
             th, thc = th[seg], thc[seg]
             pick = np.arange(seg.size)
-        upper[part] = np.bincount(seg, weights=w * _path_sf(m, k, th, thc, starts)[pick],
+        plan = _path_plan(m, k, starts) if m.size else None
+        upper[part] = np.bincount(seg, weights=w * _path_sf(m, k, th, thc, starts, plan)[pick],
                                   minlength=size)
         if alternative == "two-sided":
             lower[part] = np.bincount(
-                seg, weights=w * _path_sf(m, k, thc, th, starts)[pick], minlength=size
+                seg, weights=w * _path_sf(m, k, thc, th, starts, plan)[pick], minlength=size
             )
     if alternative == "two-sided":
         total = upper + lower
