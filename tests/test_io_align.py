@@ -294,3 +294,49 @@ def test_align_many_checks_every_two_runs_identities() -> None:
     assert "allow_different_scorers" in info.value.arguments
     with pytest.warns(McNemarWarning, match="scored differently"):
         align_many(scored, allow_different_scorers=True)
+
+
+def test_run_from_scores_is_the_run_a_reader_would_build(tmp_path) -> None:
+    # The same outcomes written to a CSV file and read back, against the in-memory run.
+    rng = np.random.default_rng(7)
+    keys = [f"q{i}" for i in rng.permutation(40)]
+    scores = rng.integers(0, 2, size=40).tolist()
+    (tmp_path / "a.csv").write_text(
+        "id,score\n" + "".join(f"{k},{s}\n" for k, s in zip(keys, scores, strict=True)))
+    from mcnemar.io import read_run
+
+    read = read_run(tmp_path / "a.csv")
+    memory = RunResults.from_scores(keys, scores, name="a")
+    assert memory.keys.tolist() == read.keys.tolist()
+    assert memory.scores.tolist() == read.scores.tolist()
+    assert (memory.name, memory.path, memory.records) == ("a", "a", 40)
+    other = run("b", list(reversed(keys)), scores)
+    assert align(memory, other).counts == align(read, other).counts
+
+
+def test_run_from_scores_missing_scores_epochs_and_clusters() -> None:
+    made = RunResults.from_scores(["x", "x", ("y", 2)], [True, None, float("nan")],
+                                  epochs=[1, 2, 1], clusters=["d1", "d1", "d2"])
+    assert made.scores[0] == 1.0 and np.isnan(made.scores[1:]).all()
+    assert made.keys[2] == ("y", 2) and made.epochs.tolist() == [1, 2, 1]
+    assert (made.sample_name, made.cluster_name) == ("sample", "cluster")
+    assert made.clusters.tolist() == ["d1", "d1", "d2"]
+    # Same alignment as the hand-built run of the same records.
+    built = run("run", ["x", "x", ("y", 2)], [1, np.nan, np.nan], epochs=[1, 2, 1],
+                clusters=["d1", "d1", "d2"])
+    other = run("b", ["x", "x", ("y", 2)], [0, 1, 1], epochs=[1, 2, 1])
+    assert (align(made, other, reduce="first", on_missing="intersect").counts
+            == align(built, other, reduce="first", on_missing="intersect").counts)
+
+
+@pytest.mark.parametrize(
+    ("scores", "extra", "pattern"),
+    [([1, 0], {}, r"scores must hold one value per key \(3\), got 2"),
+     ([1, 0, 1], {"epochs": [1]}, r"epochs must hold one value per key \(3\), got 1"),
+     ([1, "maybe", 1], {}, "scores must be numbers, booleans or None"),
+     ([1, [0], 1], {}, "scores must"),],
+)
+def test_run_from_scores_refuses_what_does_not_line_up(scores: list[Any], extra: dict[str, Any],
+                                                       pattern: str) -> None:
+    with pytest.raises(McNemarError, match=pattern):
+        RunResults.from_scores(["a", "b", "c"], scores, **extra)

@@ -148,6 +148,53 @@ class RunResults:
     errored: np.ndarray | None = None
     contents: np.ndarray | None = None
 
+    @classmethod
+    def from_scores(
+        cls,
+        keys: Iterable[Any],
+        scores: Iterable[Any],
+        *,
+        name: str = "run",
+        path: str | None = None,
+        format: str = "memory",
+        epochs: Iterable[int] | None = None,
+        clusters: Iterable[Any] | None = None,
+    ) -> RunResults:
+        """A run held in memory: one item key and one score per record.
+
+        For outcomes already in Python (a notebook, a test); files go through the readers.
+        A score of ``None`` or NaN is a record without a score, as in a file. ``path``
+        defaults to ``name``; ``epochs`` (sample index) and ``clusters`` are per record.
+
+        Examples
+        --------
+        >>> run = RunResults.from_scores(["q1", "q2", ("q3", 1)], [1, None, True], name="a")
+        >>> run.keys.tolist(), run.scores.tolist(), run.records
+        (['q1', 'q2', ('q3', 1)], [1.0, nan, 1.0], 3)
+        """
+        key_array = object_array(list(keys))
+        columns = {"scores": list(scores), "epochs": None if epochs is None else list(epochs),
+                   "clusters": None if clusters is None else list(clusters)}
+        for what, values in columns.items():
+            if values is not None and len(values) != len(key_array):
+                raise McNemarError(f"{what} must hold one value per key ({len(key_array)}), "
+                                   f"got {len(values)}")
+        try:
+            score_array = np.asarray(columns["scores"], dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise McNemarError(f"scores must be numbers, booleans or None ({exc})") from None
+        if score_array.ndim != 1:
+            raise McNemarError("scores must hold one number per key, not lists")
+        return cls(
+            name=name, path=path if path is not None else name, format=format,
+            keys=key_array, scores=score_array, records=len(key_array),
+            epochs=None if columns["epochs"] is None
+            else np.asarray(columns["epochs"], dtype=np.int64),
+            sample_name=None if epochs is None else "sample",
+            clusters=None if columns["clusters"] is None else object_array(columns["clusters"]),
+            cluster_name=None if clusters is None else "cluster",
+        )
+
     @property
     def deferred(self) -> bool:
         """True when the records are still in the file (read by an engine on alignment)."""

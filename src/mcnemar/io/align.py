@@ -309,12 +309,9 @@ def align(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from mcnemar.io import RunResults
-    >>> def run(name, keys, scores):
-    ...     return RunResults(name=name, path=name, format="csv", records=len(keys),
-    ...                       keys=np.array(keys, dtype=object), scores=np.array(scores, float))
-    >>> al = align(run("a", ["q1", "q2", "q3"], [1, 1, 0]), run("b", ["q3", "q2", "q1"], [0, 0, 1]))
+    >>> al = align(RunResults.from_scores(["q1", "q2", "q3"], [1, 1, 0], name="a"),
+    ...            RunResults.from_scores(["q3", "q2", "q1"], [0, 0, 1], name="b"))
     >>> al.counts, al.correct_b.tolist()
     ((1, 1, 0, 1), [1, 0, 0])
     """
@@ -605,13 +602,10 @@ def align_many(
 
     Examples
     --------
-    >>> import numpy as np
     >>> from mcnemar.io import RunResults
-    >>> def run(name, keys, scores):
-    ...     return RunResults(name=name, path=name, format="csv", records=len(keys),
-    ...                       keys=np.array(keys, dtype=object), scores=np.array(scores, float))
-    >>> keys, correct = align_many([run("a", ["x", "y"], [1, 0]), run("b", ["y", "x"], [1, 1]),
-    ...                             run("c", ["x", "y"], [0, 0])])
+    >>> runs = {"a": (["x", "y"], [1, 0]), "b": (["y", "x"], [1, 1]), "c": (["x", "y"], [0, 0])}
+    >>> keys, correct = align_many([RunResults.from_scores(k, s, name=name)
+    ...                             for name, (k, s) in runs.items()])
     >>> keys.tolist(), correct.tolist()
     (['x', 'y'], [[1, 0], [1, 1], [0, 0]])
     """
