@@ -148,6 +148,9 @@ class Conclusion:
 class Report:
     """The full analysis of one paired table; see :func:`analyze`.
 
+    ``str(report)`` is the text report, :meth:`to_markdown` the markdown, :meth:`to_dict` the
+    JSON; in a notebook it shows as a compact HTML table, the verdict first.
+
     Attributes
     ----------
     table : PairedTable
@@ -454,6 +457,9 @@ def analyze(
     (:class:`Conclusion`) is decided claim by claim from the numbers and then put into words;
     when a one-sided alternative points against the observed difference it says that the
     data point the other way, and by how much.
+
+    The numbers come from the vectorized analysis of :func:`mcnemar.analyze_many`, run on a
+    batch of one table, so a table gets the same report alone or in a batch.
 
     Examples
     --------
