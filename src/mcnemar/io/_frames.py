@@ -459,12 +459,12 @@ def count_frames(
 
     Examples
     --------
-    >>> import pandas as pd
-    >>> a = pd.DataFrame({"id": ["q1", "q2", "q3"], "ok": [1, 1, 0]})
-    >>> b = pd.DataFrame({"id": ["q3", "q2", "q1"], "ok": [0, 0, 1]})
-    >>> counts, summary = count_frames(a, b, id="id", score="ok")
-    >>> counts, summary.matched
-    ((1, 1, 0, 1), 3)
+    >>> import polars as pl
+    >>> a = pl.DataFrame({"id": [1, 2, 3], "ok": [1, 0, 1]})
+    >>> counts, summary = count_frames(a, a.head(2).with_columns(ok=0), id="id", score="ok",
+    ...                                on_missing="intersect")
+    >>> counts, summary.matched, summary.engine
+    ((0, 1, 0, 1), 2, 'polars')
     """
     check_policies(on_missing, threshold, reduce)
     nw = _nw()
@@ -504,20 +504,13 @@ def count_frames(
 
 
 def count_long_frame(
-    frame: Any,
-    *,
-    id: str | Sequence[str],
-    run: str,
-    score: str,
-    runs: Sequence[Any] | None = None,
-    threshold: float | None = None,
-    on_missing: str = "error",
-    sample: str | None = None,
-    reduce: str | None = None,
+    frame: Any, *, run: str, runs: Sequence[Any] | None = None, **options: Any
 ) -> tuple[Counts, AlignmentSummary]:
     """Like :func:`count_frames` for one long frame with a run column.
 
-    The options are those of :func:`mcnemar.io.frames.table_from_long_frame`.
+    The frame is split by ``run`` into the two runs ``runs`` (default: the two values
+    present, sorted), which are counted by :func:`count_frames` with ``options`` (``id``,
+    ``score``, ``threshold``, ...); see :func:`mcnemar.io.frames.table_from_long_frame`.
     """
     nw = _nw()
     f = _as_narwhals(frame, "frame")
@@ -537,6 +530,4 @@ def count_long_frame(
     name_a, name_b = runs
     native_a = nw.to_native(f.filter(nw.col(run) == name_a))
     native_b = nw.to_native(f.filter(nw.col(run) == name_b))
-    return count_frames(native_a, native_b, id=id, score=score, threshold=threshold,
-                        on_missing=on_missing, sample=sample, reduce=reduce,
-                        names=(str(name_a), str(name_b)))
+    return count_frames(native_a, native_b, names=(str(name_a), str(name_b)), **options)
