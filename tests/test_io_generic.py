@@ -276,6 +276,23 @@ def test_progress_bar_goes_to_stderr_only(capsys: pytest.CaptureFixture[str],
     assert capsys.readouterr() == ("", "")
 
 
+def test_activity_shows_elapsed_time_on_stderr_only(capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("tqdm")
+    import time
+
+    from mcnemar.io import _progress
+
+    monkeypatch.setattr(_progress, "DELAY", 0.0)
+    with _progress.activity("aligning", enabled=True):
+        time.sleep(0.3)  # at least one tick of the elapsed-time thread
+    out, err = capsys.readouterr()
+    assert out == "" and "aligning: 00:00" in err
+    with _progress.activity("quiet", enabled=False):
+        pass
+    assert capsys.readouterr() == ("", "")
+
+
 def test_long_file_through_duckdb() -> None:
     runs = read_long(GENERIC / "long.csv", format="csv", run_column="model", engine="duckdb")
     assert [r.name for r in runs] == ["new", "old"] and all(r.deferred for r in runs)

@@ -33,6 +33,21 @@ def _wanted(enabled: bool | None) -> bool:
     return enabled
 
 
+def _open_bar(description: str, enabled: bool | None, **options: Any) -> Any:
+    """A tqdm bar as every bar here is drawn, or None when none is wanted or tqdm is missing.
+
+    On stderr only (stdout may carry JSON), shown after :data:`DELAY` seconds so that quick
+    steps draw nothing, and removed when done (``leave=False``).
+    """
+    if not _wanted(enabled):
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm(desc=description, file=sys.stderr, delay=DELAY, leave=False, **options)
+
+
 @contextmanager
 def progress_bar(
     description: str, total: float | None, *, unit: str = "B", enabled: bool | None = None
@@ -49,24 +64,10 @@ def progress_bar(
         ``None`` (default): only when stderr is a terminal. ``True`` forces the bar (when tqdm
         is installed), ``False`` disables it.
     """
-    if not _wanted(enabled):
+    bar = _open_bar(description, enabled, total=total, unit=unit, unit_scale=True)
+    if bar is None:
         yield _NoBar()
         return
-    try:
-        from tqdm import tqdm
-    except ImportError:
-        yield _NoBar()
-        return
-    bar = tqdm(
-        total=total,
-        desc=description,
-        unit=unit,
-        unit_scale=True,
-        file=sys.stderr,
-        delay=DELAY,
-        leave=False,
-        disable=False,
-    )
     try:
         yield bar
     finally:
@@ -76,19 +77,13 @@ def progress_bar(
 @contextmanager
 def activity(description: str, *, enabled: bool | None = None) -> Iterator[None]:
     """Show elapsed time on stderr while a blocking step (an engine query) runs > 1 s."""
-    if not _wanted(enabled):
-        yield
-        return
-    try:
-        from tqdm import tqdm
-    except ImportError:
+    bar = _open_bar(description, enabled, total=None, bar_format="{desc}: {elapsed}")
+    if bar is None:
         yield
         return
     import threading
 
     done = threading.Event()
-    bar = tqdm(total=None, desc=description, file=sys.stderr, delay=DELAY, leave=False,
-               bar_format="{desc}: {elapsed}")
 
     def tick() -> None:
         while not done.wait(0.25):
