@@ -327,3 +327,24 @@ def test_parquet_integer_ids_join_natively_and_agree_with_text_ids(tmp_path) -> 
     run_text = read_run(tmp_path / "b_text.parquet", id="item", score="ok")
     assert run_text.source is not None and run_text.source.native_sql is None
     assert align(run_a, run_text).counts == want
+
+
+def test_unreadable_parquet_is_an_input_error_for_every_parquet_reader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Without DuckDB the generic reader, the labels of predictions and the matrix reader all
+    # read Parquet through pyarrow; a damaged file is an InputFileError naming it, never
+    # pyarrow's own exception.
+    pytest.importorskip("pyarrow")
+    from mcnemar.io import read_matrix
+    from mcnemar.io.predictions import read_labels
+
+    bad = tmp_path / "bad.parquet"
+    bad.write_bytes(b"PAR1" + b"\x00" * 64 + b"PAR1")
+    monkeypatch.setattr(generic_module, "_duckdb_available", lambda: False)
+    readers = [lambda: read_run(bad, format="parquet"), lambda: read_labels(bad),
+               lambda: read_matrix(bad, format="parquet")]
+    for read in readers:
+        with pytest.raises(InputFileError, match=r"cannot read Parquet") as info:
+            read()
+        assert info.value.path == str(bad)

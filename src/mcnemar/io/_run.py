@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -406,6 +406,33 @@ def require_known(wanted: Iterable[Any], known: Collection[Any], *, path: str | 
     if unknown:
         raise InputFileError(message(", ".join(map(repr, unknown)), name_list(known)),
                              path=str(path))
+
+
+def read_parquet(path: Path, *, files: Sequence[str] | None = None,
+                 columns: Sequence[str] | None = None, names_only: bool = False,
+                 needs: str | None = None) -> Any:
+    """Read Parquet with pyarrow: the file, or ``files`` (one dataset) on behalf of ``path``.
+
+    Returns the pyarrow Table (only ``columns``, when given) or, with ``names_only``, the
+    column names from the (first) file's footer without reading any data. Every reader of
+    Parquet without DuckDB goes through here, so that a missing pyarrow is a
+    :class:`~mcnemar.errors.McNemarError` naming the extra to install (``needs`` words it,
+    e.g. when DuckDB would serve as well) and a file pyarrow cannot read is an
+    :class:`~mcnemar.errors.InputFileError` naming the file, never pyarrow's own exception.
+    """
+    try:
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        if needs is not None:
+            raise McNemarError(f"{needs}: pip install 'mcnemar[frames]'") from None
+        raise missing_dependency(exc, what="reading Parquet") from None
+    source: str | list[str] = list(files) if files else str(path)
+    try:
+        if names_only:
+            return list(pq.read_schema(source[0] if isinstance(source, list) else source).names)
+        return pq.read_table(source, columns=None if columns is None else list(columns))
+    except Exception as exc:  # pyarrow.ArrowInvalid, OSError and friends
+        raise InputFileError(f"cannot read Parquet ({exc})", path=str(path)) from None
 
 
 def check_path(path: str | Path) -> Path:

@@ -33,6 +33,7 @@ from mcnemar.io._run import (
     iter_json_records,
     name_list,
     object_array,
+    read_parquet,
     require_known,
     score_to_float,
     short_repr,
@@ -538,17 +539,12 @@ def _deferred(
 # --- Parquet without DuckDB --------------------------------------------------------------
 
 
+#: What a Parquet file needs when DuckDB does not read it.
+_PARQUET_NEEDS = "reading Parquet needs DuckDB or pyarrow"
+
+
 def _read_parquet_arrow_columns(p: Path, columns: list[str]) -> dict[str, list[Any]]:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise McNemarError(
-            "reading Parquet needs DuckDB or pyarrow: pip install 'mcnemar[frames]'"
-        ) from None
-    try:
-        table = pq.read_table(_parquet_files(p) if p.is_dir() else str(p), columns=columns)
-    except Exception as exc:  # pyarrow.ArrowInvalid and friends
-        raise InputFileError(f"cannot read Parquet ({exc})", path=str(p)) from None
+    table = read_parquet(p, files=_parquet_files(p), columns=columns, needs=_PARQUET_NEEDS)
     return {c: table.column(c).to_pylist() for c in columns}
 
 
@@ -556,15 +552,7 @@ def _read_parquet_arrow(
     p: Path, ids: list[str] | None, score: str | None, run_column: str | None, run: str | None,
     sample: str | None, cluster: str | None, display: str,
 ) -> RunResults:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise McNemarError(
-            "reading Parquet needs DuckDB or pyarrow: pip install 'mcnemar[frames]'"
-        ) from None
-
-    schema = pq.read_schema(_parquet_files(p)[0])
-    columns = list(schema.names)
+    columns = read_parquet(p, files=_parquet_files(p), names_only=True, needs=_PARQUET_NEEDS)
     id_cols = _pick(columns, ids, ID_COLUMNS, "id", "id", p)
     score_col = _pick(columns, [score] if score else None, SCORE_COLUMNS, "score", "score", p)[0]
     wanted = list(dict.fromkeys([*id_cols, score_col] + [c for c in (run_column, sample, cluster)

@@ -30,8 +30,8 @@ import numpy as np
 from mcnemar.errors import InputFileError, McNemarError, option
 from mcnemar.io._run import (
     iter_json_records,
-    missing_dependency,
     object_array,
+    read_parquet,
     score_to_float,
     short_repr,
 )
@@ -212,14 +212,7 @@ def _jsonl(p: Path) -> tuple[list[str], Iterable[_Row]]:
 
 
 def _parquet(p: Path) -> tuple[list[str], Iterable[_Row]]:
-    try:
-        import pyarrow.parquet as pq
-    except ImportError as exc:
-        raise missing_dependency(exc, what="reading a Parquet matrix") from None
-    try:
-        table = pq.read_table(str(p))
-    except Exception as exc:  # pyarrow.ArrowInvalid and friends
-        raise InputFileError(f"cannot read Parquet ({exc})", path=str(p)) from None
+    table = read_parquet(p)
     header = [str(c) for c in table.column_names]
     columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
     return header, [(i + 1, [c[i] for c in columns]) for i in range(table.num_rows)]

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from mcnemar.errors import InputFileError, McNemarError
-from mcnemar.io._run import RunResults, check_path, object_array, short_repr
+from mcnemar.errors import InputFileError
+from mcnemar.io._run import RunResults, check_path, object_array, read_parquet, short_repr
 from mcnemar.io.align import SHOW, factorize, lookup
 from mcnemar.io.detect import detect_format
 from mcnemar.io.generic import ID_COLUMNS, PREDICTION_COLUMNS, _csv_rows, _jsonl_rows, _pick
@@ -66,14 +66,7 @@ def read_labels(
     p = check_path(path)
     kind = detect_format(p)
     if kind == "parquet":
-        try:
-            import pyarrow.parquet as pq
-        except ImportError:
-            raise McNemarError(
-                "reading Parquet needs pyarrow: pip install 'mcnemar[frames]'"
-            ) from None
-
-        table = pq.read_table(p)
+        table = read_parquet(p)
         columns = list(table.column_names)
         data = table.to_pylist()
         rows = [(i + 2, r) for i, r in enumerate(data)]
