@@ -45,7 +45,6 @@ QUANTITIES: dict[str, tuple[Term, ...]] = {
 # vocabulary; the list may only shrink.
 KNOWN_SPELLED: set[tuple[str, str]] = {
     ("mcnemar._analysis", "TESTS (all but unconditional)"),
-    ("mcnemar._report_render", "DIFFERENCE_INTERVALS"),
     ("mcnemar._tasks_render", "ADJUSTMENTS"),
     ("mcnemar._report_render", "TESTS (all but unconditional)"),
     ("mcnemar.cli.compare", "CLUSTERED_METHODS"),
