@@ -348,3 +348,25 @@ def test_unreadable_parquet_is_an_input_error_for_every_parquet_reader(
         with pytest.raises(InputFileError, match=r"cannot read Parquet") as info:
             read()
         assert info.value.path == str(bad)
+
+
+def test_a_named_column_that_is_not_there_is_refused_alike_on_every_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Python (CSV), DuckDB (Parquet) and pyarrow (Parquet without DuckDB) check the columns
+    # with one helper, so the cluster column is named the same way on all three.
+    pytest.importorskip("pyarrow")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "r.csv").write_text("id,score\nq1,1\n")
+    pq.write_table(pa.table({"id": ["q1"], "score": [1]}), tmp_path / "r.parquet")
+    pattern = r"cluster column 'doc' not found; the columns are 'id', 'score'"
+    with pytest.raises(InputFileError, match=pattern):
+        read_run(tmp_path / "r.csv", cluster="doc")
+    if generic_module._duckdb_available():
+        with pytest.raises(InputFileError, match=pattern):
+            read_run(tmp_path / "r.parquet", cluster="doc")
+    monkeypatch.setattr(generic_module, "_duckdb_available", lambda: False)
+    with pytest.raises(InputFileError, match=pattern):
+        read_run(tmp_path / "r.parquet", cluster="doc")

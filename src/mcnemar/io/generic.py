@@ -89,6 +89,24 @@ def _pick(
     )
 
 
+def _choose_columns(
+    columns: Sequence[str], path: Path, ids: list[str] | None, score: str | None,
+    run_column: str | None, sample: str | None, cluster: str | None,
+) -> tuple[list[str], str]:
+    """The id column(s) and the score column (chosen or detected), after checking the others.
+
+    The run, sample and cluster columns named must be there too: the same check whichever of
+    the Python, DuckDB or pyarrow paths reads the file.
+    """
+    id_cols = _pick(columns, ids, ID_COLUMNS, "id", "id", path)
+    score_col = _pick(columns, [score] if score else None, SCORE_COLUMNS, "score", "score",
+                      path)[0]
+    for extra, what in ((run_column, "run"), (sample, "sample"), (cluster, "cluster")):
+        if extra is not None:
+            _pick(columns, [extra], (), what, what, path)
+    return id_cols, score_col
+
+
 def _kind(path: Path, format: str) -> str:
     if format in ("csv", "jsonl", "parquet"):
         return format
@@ -332,11 +350,7 @@ def _from_rows(
     sample: str | None, cluster: str | None, display: str,
 ) -> RunResults:
     # JSONL records may differ in their keys; the first record's keys name the columns.
-    id_cols = _pick(columns, ids, ID_COLUMNS, "id", "id", p)
-    score_col = _pick(columns, [score] if score else None, SCORE_COLUMNS, "score", "score", p)[0]
-    for extra, what in ((run_column, "run"), (sample, "sample"), (cluster, "cluster")):
-        if extra is not None:
-            _pick(columns, [extra], (), what, what, p)
+    id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster)
     keys: list[Any] = []
     scores: list[float] = []
     epochs: list[Any] = []
@@ -483,11 +497,7 @@ def _deferred(
 
     con = connect()
     columns = _engine_columns(con, p, kind)
-    id_cols = _pick(columns, ids, ID_COLUMNS, "id", "id", p)
-    score_col = _pick(columns, [score] if score else None, SCORE_COLUMNS, "score", "score", p)[0]
-    for extra, what in ((run_column, "run"), (sample, "sample"), (cluster, "cluster")):
-        if extra is not None:
-            _pick(columns, [extra], (), what, what, p)
+    id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster)
     types = _engine_types(con, p, kind)
     needed = [*id_cols, score_col] + [c for c in (run_column, sample, cluster) if c]
     key_types = tuple(types.get(c, "VARCHAR") for c in id_cols)
@@ -553,8 +563,7 @@ def _read_parquet_arrow(
     sample: str | None, cluster: str | None, display: str,
 ) -> RunResults:
     columns = read_parquet(p, files=_parquet_files(p), names_only=True, needs=_PARQUET_NEEDS)
-    id_cols = _pick(columns, ids, ID_COLUMNS, "id", "id", p)
-    score_col = _pick(columns, [score] if score else None, SCORE_COLUMNS, "score", "score", p)[0]
+    id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster)
     wanted = list(dict.fromkeys([*id_cols, score_col] + [c for c in (run_column, sample, cluster)
                                                          if c]))
     data = _read_parquet_arrow_columns(p, wanted)
