@@ -5,6 +5,7 @@ their Wilson limits and the correlation that the MOVER intervals start from.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -46,6 +47,15 @@ def _find_root(
     result = np.where(f_lo == 0, lo, np.where(f_hi == 0, hi, 0.5 * (lo + hi)))
     tight = np.abs(hi - lo) <= atol + rtol * np.maximum(np.abs(lo), np.abs(hi))
     idx = np.flatnonzero(~((f_lo == 0) | (f_hi == 0) | tight))
+    if idx.size == 1:
+        # One table (a report): the same steps in Python floats, without numpy's cost per
+        # call on arrays of one element.
+        i = int(idx[0])
+        result[i] = _find_one_root(
+            f, idx, float(lo[i]), float(hi[i]), float(f_lo[i]), float(f_hi[i]),
+            atol=atol, rtol=rtol, maxiter=maxiter,
+        )
+        return result
     a, b = lo[idx].copy(), hi[idx].copy()
     fa, fb = f_lo[idx].copy(), f_hi[idx].copy()
     widths = [np.full(idx.size, np.inf) for _ in range(3)]
@@ -77,6 +87,45 @@ def _find_root(
             widths = [w[keep] for w in widths]
     result[idx] = b
     return result
+
+
+def _find_one_root(
+    f: _Objective,
+    idx: NDArray[np.intp],
+    a: float,
+    b: float,
+    fa: float,
+    fb: float,
+    *,
+    atol: float,
+    rtol: float,
+    maxiter: int,
+) -> float:
+    """The iteration of :func:`_find_root` for one problem: the same IEEE operations in the
+    same order on Python floats, so the same root (the tests compare the two)."""
+    widths = (math.inf, math.inf, math.inf)
+    for _ in range(maxiter):
+        left, right = min(a, b), max(a, b)
+        width = right - left
+        tol = 0.5 * (atol + rtol * max(abs(a), abs(b)))
+        try:
+            secant = b - fb * (b - a) / (fb - fa)
+        except ZeroDivisionError:
+            secant = math.nan  # numpy's x/0 is not finite either: a bisection step
+        inside = math.isfinite(secant) and left < secant < right
+        bisect = not inside or width > 0.5 * widths[2]
+        x = 0.5 * (a + b) if bisect else secant
+        x = min(max(x, left + tol), right - tol) if width > 4.0 * tol else 0.5 * (a + b)
+        fx = float(f(np.array([x]), idx)[0])
+        if (math.copysign(1.0, fx) < 0) != (math.copysign(1.0, fb) < 0):
+            fa, a = fb, b
+        elif not bisect:
+            fa = 0.5 * fa
+        b, fb = x, fx
+        widths = (width, widths[0], widths[1])
+        if fx == 0 or abs(b - a) <= 2.0 * tol:
+            return b
+    return b
 
 
 def _larger_quadratic_root(qa: FloatArray, qb: FloatArray, qc: FloatArray) -> FloatArray:
