@@ -151,25 +151,26 @@ internal error.""",
                                 "lm-eval doc field.")
 @click.option("--label", "label_column", help="--truth: the true-label column.")
 @click.option("--prediction", "prediction_column", help="--truth: the predicted-label column.")
-@click.option("--on-missing", type=click.Choice(["error", "intersect"]), default="error",
+@click.option("--on-missing", type=click.Choice(vocabulary.names(vocabulary.ON_MISSING)),
+              default="error",
               show_default=True,
               help="Items present in one run only (or without a score): refuse, or drop and "
                    "report how many.")
 @click.option("--threshold", type=float,
               help="Count score >= THRESHOLD as a pass (for scores other than 0/1); the "
                    "number binarised is reported.")
-@click.option("--reduce", type=click.Choice(["mean", "majority", "first", "cluster"]),
+@click.option("--reduce", type=click.Choice(vocabulary.names(vocabulary.REDUCE)),
               help="Combine several samples (epochs) of an item: mean (then --threshold), "
                    "majority (ties fail) or first; or 'cluster': keep every sample and "
                    "analyse the samples of an item as a cluster. Reported.")
 @click.option("--cluster-method", default="obuchowski", show_default=True,
-              type=click.Choice(["obuchowski", "durkalski", "yang", "eliasziw-donner"]),
+              type=click.Choice(vocabulary.names(vocabulary.CLUSTERED_METHODS)),
               help="Clustered test used with --cluster or --reduce cluster.")
 @names_option("Display names A,B (default: model names from the files).")
 @alternative_option("greater: A (candidate) is more accurate than B (baseline).")
 @alpha_option("Significance level of the conclusion and of --fail-on.")
 @confidence_level_option("Confidence level of the intervals.")
-@click.option("--fail-on", type=click.Choice(["worse", "worse-any", "different", "inferior"]),
+@click.option("--fail-on", type=click.Choice(vocabulary.names(vocabulary.FAIL_ON)),
               help="Exit 3 if A is significantly worse than B (worse; --by-task: the "
                    "headline overall) or, with worse-any, on any task after adjustment or "
                    "overall (implies --by-task); 4 if they differ "

@@ -14,6 +14,7 @@ from typing import Any
 import click
 import numpy as np
 
+from mcnemar import vocabulary
 from mcnemar.cli._common import (
     FORMAT_OPTION,
     InputFormatChoice,
@@ -27,6 +28,9 @@ from mcnemar.cli._common import (
 from mcnemar.errors import McNemarError
 
 __all__ = ["monitor"]
+
+#: Samples combined per item; this command has no clustered path (no "cluster").
+_REDUCE = tuple(name for name in vocabulary.names(vocabulary.REDUCE) if name != "cluster")
 
 
 
@@ -138,10 +142,11 @@ stderr); 1 internal error.""",
 @click.option("--value-key", help="Inspect: key of a scorer's named values.")
 @click.option("--perturbation", help="HELM: perturbation to keep.")
 @click.option("--sample", help="Column numbering repeated samples of an item (generic files).")
-@click.option("--on-missing", type=click.Choice(["error", "intersect"]), default="error",
+@click.option("--on-missing", type=click.Choice(vocabulary.names(vocabulary.ON_MISSING)),
+              default="error",
               show_default=True, help="Items present in one run only: refuse, or drop them.")
 @click.option("--threshold", type=float, help="Count score >= THRESHOLD as a pass.")
-@click.option("--reduce", type=click.Choice(["mean", "majority", "first"]),
+@click.option("--reduce", type=click.Choice(_REDUCE),
               help="Combine several samples (epochs) of an item.")
 @click.option("--order", "order_field",
               help="Order the items by this field of RUN_A's records (a column, an Inspect "

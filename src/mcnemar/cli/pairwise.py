@@ -13,6 +13,7 @@ import warnings
 
 import click
 
+from mcnemar import vocabulary
 from mcnemar.cli._common import (
     FORMAT_OPTION,
     alpha_option,
@@ -25,6 +26,11 @@ from mcnemar.cli._common import (
 from mcnemar.errors import McNemarError, McNemarWarning
 
 __all__ = ["pairwise"]
+
+#: Samples combined per item; this command has no clustered path (no "cluster").
+_REDUCE = tuple(name for name in vocabulary.names(vocabulary.REDUCE) if name != "cluster")
+#: The many-model tests: the four of the report (the unconditional test is for one table).
+_TESTS = tuple(name for name in vocabulary.names(vocabulary.TESTS) if name != "unconditional")
 
 
 def _echo_warnings(caught: list[warnings.WarningMessage]) -> None:
@@ -64,10 +70,10 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
 @click.option("--baseline", default=None, metavar="NAME_OR_INDEX",
               help="Compare every run with this one (a name, or an index counting from 0 in "
                    "input order) instead of all pairs.")
-@click.option("--adjust", type=click.Choice(["holm", "bonferroni", "bh", "none"]),
+@click.option("--adjust", type=click.Choice(vocabulary.names(vocabulary.ADJUSTMENTS)),
               default="holm", show_default=True,
               help="Multiplicity adjustment (bh = Benjamini-Hochberg).")
-@click.option("--method", type=click.Choice(["exact", "midp", "asymptotic", "corrected"]),
+@click.option("--method", type=click.Choice(_TESTS),
               default="exact",
               show_default=True, help="McNemar test for each pair.")
 @alternative_option("One-sided alternatives need --baseline (greater: the run beats the "
@@ -76,13 +82,14 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
 @confidence_level_option("Level of each pair's interval for the difference.")
 @click.option("--score", default=None, metavar="NAME",
               help="Run files: the column, metric or scorer holding each item's outcome.")
-@click.option("--on-missing", type=click.Choice(["error", "intersect"]), default="error",
+@click.option("--on-missing", type=click.Choice(vocabulary.names(vocabulary.ON_MISSING)),
+              default="error",
               show_default=True,
               help="Run files: refuse items missing from some run, or keep only the items "
                    "every run has.")
 @click.option("--threshold", type=float, default=None,
               help="Run files: a score >= THRESHOLD counts as right (for non-0/1 scores).")
-@click.option("--reduce", type=click.Choice(["mean", "majority", "first"]), default=None,
+@click.option("--reduce", type=click.Choice(_REDUCE), default=None,
               help="Run files: how to combine several samples (epochs) of one item.")
 @click.option("--allow-different-tasks", is_flag=True, default=False,
               help="Run files: pair runs whose tasks or datasets differ, or whose paired items "
@@ -92,7 +99,8 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
                    "(refused by default); a warning on stderr says so.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=str),
               default=None, help="Also draw a plot to this .png/.svg/.pdf file.")
-@click.option("--plot-kind", type=click.Choice(["auto", "heatmap", "forest"]), default="auto",
+@click.option("--plot-kind", type=click.Choice(vocabulary.names(vocabulary.PLOT_KINDS)),
+              default="auto",
               show_default=True,
               help="auto: heatmap of adjusted p-values for all pairs, forest plot with "
                    "--baseline.")
