@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from mcnemar._format import clean_name, format_table_pvalue, markdown_text, shorten
+from mcnemar.vocabulary import ADJUSTMENTS, short
 
 if TYPE_CHECKING:
     from mcnemar.report import Report
@@ -22,8 +23,6 @@ if TYPE_CHECKING:
 
 __all__ = ["forest_rows", "forest_svg", "html", "markdown", "text", "verdict"]
 
-_ADJUST_LABELS = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
-                  "none": "no adjustment"}
 _TEST_WORDS = {"exact": "exact McNemar", "asymptotic": "chi-square McNemar",
                "clustered": "clustered McNemar"}
 _TEST_NOTE = "exact below 25 discordant items, chi-square from 25, clustered with clusters"
@@ -99,7 +98,7 @@ def verdict(c: TaskComparison) -> str:
             "undefined": "the test is undefined"}[side]
     first = (f"Overall ({kind}): {a} - {b} = {_pt(est)} points ({ci}), p = {p_text}: "
              f"{what} at alpha = {c.alpha:g}.")
-    adj = _ADJUST_LABELS[c.adjust]
+    adj = short(ADJUSTMENTS, c.adjust)
     adj_text = "without adjustment" if c.adjust == "none" else f"after {adj} adjustment"
     worse = c.worse
     count = f"{len(worse)} of {len(c.tasks)} task{_s(len(c.tasks))}"
@@ -130,7 +129,7 @@ def rows(c: TaskComparison, markdown: bool = False) -> list[list[str]]:
 
 def header(c: TaskComparison) -> list[str]:
     """The column titles of the per-task table."""
-    adj = "adj. p" if c.adjust == "none" else f"adj. p ({_ADJUST_LABELS[c.adjust]})"
+    adj = "adj. p" if c.adjust == "none" else f"adj. p ({short(ADJUSTMENTS, c.adjust)})"
     return ["task", "n", "b", "c", "A - B (points)",
             f"{_level(c.confidence_level)} CI", "test", "p", adj, ""]
 

@@ -63,6 +63,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from mcnemar import vocabulary
 from mcnemar._format import json_fields
 from mcnemar.errors import McNemarError
 from mcnemar.inference import as_table, format_pvalue
@@ -90,7 +91,7 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 
 #: Methods of :func:`noninferiority` and :func:`equivalence`.
-METHODS = ("score", "unconditional")
+METHODS = vocabulary.names(vocabulary.MARGIN_METHODS)
 _NAMES = {
     "score": "Tango score test",
     "unconditional": "exact unconditional test (Tango score ordering, Berger-Boos)",

@@ -672,9 +672,10 @@ def compare_tasks(
     if headline is not None and headline not in _HEADLINES:
         raise McNemarError(f"{option('headline', repr(headline))} is not valid; use 'macro' "
                            "or 'micro'")
-    if on_missing not in ("error", "intersect"):
-        raise McNemarError(f"{option('on_missing', repr(on_missing))} is not valid; use "
-                           "'error' or 'intersect'")
+    from mcnemar.validation import check_choice
+    from mcnemar.vocabulary import ON_MISSING
+
+    check_choice(on_missing, "on_missing", ON_MISSING)
     side_a = _per_task(run_a, task_column, "A")
     side_b = _per_task(run_b, task_column, "B")
     if task is not None:

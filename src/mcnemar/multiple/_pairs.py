@@ -23,10 +23,10 @@ from mcnemar.multiple._validation import (
     _check_probability,
     _resolve_baseline,
 )
+from mcnemar.vocabulary import Alternative
 
 AdjustMethod = Literal["holm", "bonferroni", "bh", "none"]
 TestMethod = Literal["exact", "midp", "asymptotic", "corrected"]
-Alternative = Literal["two-sided", "greater", "less"]
 
 # float32 represents every integer up to 2**24 exactly, and a sum of 0/1 products never exceeds
 # N, so a float32 matrix product gives exact counts while N < 2**24 (and runs on BLAS, unlike
