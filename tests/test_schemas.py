@@ -1,0 +1,93 @@
+"""The shipped JSON Schemas (src/mcnemar/schemas/) speak the vocabulary's words.
+
+Every ``enum`` of names in a schema is a quantity of :mod:`mcnemar.vocabulary`, whole and in
+its order, or a part of one named below with the reason; a schema cannot offer a method the
+library lacks, nor miss one it has. (That the documents the library writes validate against
+the schemas is checked in test_report.py and test_tasks.py.)
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mcnemar import vocabulary
+from mcnemar.vocabulary import Term, names
+
+SCHEMAS = Path(__file__).resolve().parents[1] / "src" / "mcnemar" / "schemas"
+
+QUANTITIES: dict[str, tuple[str, ...]] = {
+    key: names(value)
+    for key, value in vars(vocabulary).items()
+    if key.isupper() and isinstance(value, tuple) and value and isinstance(value[0], Term)
+}
+
+#: (schema, JSON pointer of the enum) -> (the quantity it is part of, extra names, why).
+PARTS: dict[tuple[str, str], tuple[str, tuple[str, ...], str]] = {
+    ("report-1.schema.json", "/properties/recommended/properties/test/enum"): (
+        "TESTS", ("clustered",),
+        "a report recommends one of the four tests it computes, or the clustered test; the "
+        "unconditional test is asked for by name, never recommended"),
+    ("report-1.schema.json", "/properties/power/oneOf/1/properties/method/enum"): (
+        "POWER_METHODS", (),
+        "the report's detectable difference uses the exact test's power, or Connor's "
+        "approximation for very many discordant items"),
+    ("tasks-1.schema.json", "/$defs/task/properties/test/enum"): (
+        "TESTS", ("clustered",),
+        "a task's p-value is its report's headline: exact below 25 discordant items, "
+        "chi-square from 25, or the clustered test"),
+}
+
+
+def _enums(node: Any, pointer: str = "") -> Iterator[tuple[str, list[Any]]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "enum" and isinstance(value, list):
+                yield f"{pointer}/enum", value
+            else:
+                yield from _enums(value, f"{pointer}/{key}")
+    elif isinstance(node, list):
+        for i, value in enumerate(node):
+            yield from _enums(value, f"{pointer}/{i}")
+
+
+def _named_enums() -> list[tuple[str, str, tuple[str, ...]]]:
+    found = []
+    for path in sorted(SCHEMAS.glob("*.schema.json")):
+        for pointer, values in _enums(json.loads(path.read_text("utf-8"))):
+            words = tuple(v for v in values if isinstance(v, str))
+            # Enums of a quantity's names: two or more of them from one quantity (a run's
+            # status "error" is not on_missing's "error").
+            if any(len(set(words) & set(q)) >= 2 for q in QUANTITIES.values()):
+                found.append((path.name, pointer, words))
+    return found
+
+
+def test_the_schemas_have_enums_of_names() -> None:
+    # The search below must see something, or it checks nothing.
+    assert len(_named_enums()) >= 6
+
+
+@pytest.mark.parametrize(("schema", "pointer", "words"), _named_enums(),
+                         ids=lambda x: x if isinstance(x, str) else None)
+def test_every_enum_is_a_vocabulary_quantity(schema: str, pointer: str,
+                                             words: tuple[str, ...]) -> None:
+    part = PARTS.get((schema, pointer))
+    if part is None:
+        matches = [key for key, q in QUANTITIES.items() if q == words]
+        assert matches, (f"{schema}{pointer} lists {words}, which is no quantity of the "
+                         "vocabulary: write the whole quantity, or name the part in PARTS")
+    else:
+        key, extra, _why = part
+        own = tuple(w for w in words if w not in extra)
+        assert set(own) <= set(QUANTITIES[key]), (schema, pointer, own)
+        assert own == tuple(w for w in QUANTITIES[key] if w in own), "out of order"
+
+
+def test_the_parts_are_still_there() -> None:
+    seen = {(schema, pointer) for schema, pointer, _ in _named_enums()}
+    assert set(PARTS) <= seen
