@@ -533,3 +533,17 @@ def test_p_value_text_never_crosses_alpha() -> None:
     assert _fmt_p(0.05, 0.05) == "0.0500"
     assert _fmt_p(0.0486, 0.05) == "0.0486"
     assert _fmt_p(3e-7) == "3.0e-07" and _fmt_p(0.0) == "<1e-300"
+
+
+def test_the_argument_types_spell_the_vocabulary() -> None:
+    # A type checker needs the names spelled in the Literal; they must stay the vocabulary's.
+    import typing
+
+    from mcnemar import inference, vocabulary
+    from mcnemar.multiple import AdjustMethod, TestMethod
+
+    assert typing.get_args(AdjustMethod) == vocabulary.names(vocabulary.ADJUSTMENTS)
+    assert typing.get_args(TestMethod) == inference.METHODS
+    assert typing.get_args(vocabulary.ReportedTest) == tuple(
+        n for n in vocabulary.names(vocabulary.TESTS) if n != "unconditional"
+    )

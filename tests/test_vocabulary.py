@@ -45,17 +45,6 @@ QUANTITIES: dict[str, tuple[Term, ...]] = {
 # vocabulary; the list may only shrink.
 KNOWN_SPELLED: set[tuple[str, str]] = {
     ("mcnemar._analysis", "TESTS (all but unconditional)"),
-    ("mcnemar._report_render", "TESTS (all but unconditional)"),
-    ("mcnemar.io._summary", "ON_MISSING"),
-    ("mcnemar.margin", "MARGIN_METHODS"),
-    ("mcnemar.io._summary", "REDUCE (all but cluster)"),
-    ("mcnemar.multiple._pairs", "ADJUSTMENTS"),
-    ("mcnemar.multiple._pairs", "TESTS (all but unconditional)"),
-    ("mcnemar.planning._sample_size", "ALTERNATIVES"),
-    ("mcnemar.plotting", "ADJUSTMENTS"),
-    ("mcnemar.plotting", "TESTS (all but unconditional)"),
-    ("mcnemar.sequential", "ALTERNATIVES"),
-    ("mcnemar.tasks", "ALTERNATIVES"),
     ("web/static/app.js", "TESTS (all but unconditional)"),
 }
 

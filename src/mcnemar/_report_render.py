@@ -34,7 +34,8 @@ if TYPE_CHECKING:
     from mcnemar.report import Report
     from mcnemar.vocabulary import Term
 
-TEST_ORDER = ("exact", "midp", "asymptotic", "corrected")
+#: The tests every report computes, in the vocabulary's order (as ``inference.METHODS``).
+TEST_ORDER = tuple(name for name in vocabulary.names(vocabulary.TESTS) if name != "unconditional")
 
 #: The vocabulary of each quantity's interval methods (the same key can name different methods
 #: for different quantities): their labels and short labels come from mcnemar.vocabulary.

@@ -92,10 +92,7 @@ FloatArray = NDArray[np.float64]
 
 #: Methods of :func:`noninferiority` and :func:`equivalence`.
 METHODS = vocabulary.names(vocabulary.MARGIN_METHODS)
-_NAMES = {
-    "score": "Tango score test",
-    "unconditional": "exact unconditional test (Tango score ordering, Berger-Boos)",
-}
+_NAMES = {t.name: t.label for t in vocabulary.MARGIN_METHODS}
 #: Largest N for the exact unconditional test (its cost grows as N x grid per table).
 MAX_ITEMS_UNCONDITIONAL = 5_000
 #: Berger-Boos: the nuisance parameter is restricted to a 1 - GAMMA interval, GAMMA added.

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mcnemar import vocabulary
 from mcnemar._format import digits_against_alpha
 from mcnemar.errors import McNemarError
 
@@ -39,10 +40,9 @@ if TYPE_CHECKING:
 __all__ = ["eprocess", "forest", "forest_plot", "pairwise_heatmap"]
 
 _FORMATS = ("png", "svg", "pdf")
-_ADJUST_TITLES = {"holm": "Holm", "bonferroni": "Bonferroni", "bh": "Benjamini-Hochberg",
-                  "none": "unadjusted"}
-_METHOD_TITLES = {"exact": "exact", "midp": "mid-p", "asymptotic": "asymptotic",
-                  "corrected": "continuity-corrected"}
+# Titles and legends name the adjustment and the test by their short labels.
+_ADJUST_TITLES = {term.name: term.short for term in vocabulary.ADJUSTMENTS}
+_METHOD_TITLES = {term.name: term.short for term in vocabulary.TESTS}
 
 
 def _figure_class() -> Any:

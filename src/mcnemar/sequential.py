@@ -596,8 +596,8 @@ def _summary(n: int, b: int, c: int, log10_e: float, pvalue: float, stopped_at: 
     e_text = f"{10.0**log10_e:.4g}" if log10_e < 300 else f"10^{log10_e:.1f}"
     # p = 1/max E underflows a double when the e-value is astronomically large.
     p_text = f"= {pvalue:.4g}" if pvalue > 0 else "< 1e-300"
-    claim = {"two-sided": "a difference", "greater": "that A is more accurate than B",
-             "less": "that A is less accurate than B"}[alternative]
+    claim = ("a difference" if alternative == "two-sided" else
+             f"that A is {'more' if alternative == 'greater' else 'less'} accurate than B")
     lines = [
         f"Anytime-valid sequential test ({alternative}, alpha = {alpha:g}, "
         f"Beta({prior[0]:g}, {prior[1]:g}) mixture): after {n} items (A right and B wrong on "

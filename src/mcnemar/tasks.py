@@ -483,9 +483,8 @@ def macro_difference(counts: Any, *, weights: Any = None, variances: Any = None,
     if se > 0:
         z: float | None = est / se
         assert z is not None
-        p: float | None = {"two-sided": float(2.0 * special.ndtr(-abs(z))),
-                           "greater": float(special.ndtr(-z)),
-                           "less": float(special.ndtr(z))}[alternative]
+        p: float | None = (float(2.0 * special.ndtr(-abs(z))) if alternative == "two-sided"
+                           else float(special.ndtr(-z if alternative == "greater" else z)))
     else:
         # Every task's variance is 0: no evidence either way when the estimate is 0 too;
         # otherwise the normal approximation is undefined.

@@ -138,7 +138,9 @@ __all__ = [
     "RATIO_INTERVALS",
     "REDUCE",
     "TESTS",
+    "Adjustment",
     "Alternative",
+    "ReportedTest",
     "Term",
     "input_formats",
     "label",
@@ -179,6 +181,11 @@ _FLL2014 = "Fagerland, Lydersen & Laake (2014)"
 #: The type of an ``alternative`` argument, for annotations (a type checker needs the names
 #: spelled; a test keeps them equal to :data:`ALTERNATIVES`).
 Alternative = Literal["two-sided", "greater", "less"]
+#: The type of an ``adjust`` argument (the names of :data:`ADJUSTMENTS`).
+Adjustment = Literal["holm", "bonferroni", "bh", "none"]
+#: The type of a ``method`` argument that takes one of the tests every report computes (the
+#: names of :data:`TESTS` but ``unconditional``).
+ReportedTest = Literal["exact", "midp", "asymptotic", "corrected"]
 
 #: Direction of a test (``alternative=``): A is system/run A, B is B.
 ALTERNATIVES: tuple[Term, ...] = (
@@ -192,8 +199,8 @@ ALTERNATIVES: tuple[Term, ...] = (
 TESTS: tuple[Term, ...] = (
     Term("exact", "exact conditional (binomial) test", "exact", _FLL2013),
     Term("midp", "mid-p test", "mid-p", _FLL2013),
-    Term("asymptotic", "chi-square test", "chi-square", "McNemar (1947)"),
-    Term("corrected", "continuity-corrected chi-square test (Edwards)", "corrected chi-square",
+    Term("asymptotic", "chi-square test", "asymptotic", "McNemar (1947)"),
+    Term("corrected", "continuity-corrected chi-square test (Edwards)", "continuity-corrected",
          "Edwards (1948)"),
     Term("unconditional", "exact unconditional test (Suissa-Shuster, Berger-Boos)",
          "unconditional", "Suissa & Shuster (1991); Berger & Boos (1994)"),
@@ -238,7 +245,7 @@ ADJUSTMENTS: tuple[Term, ...] = (
     Term("bonferroni", "Bonferroni", "Bonferroni"),
     Term("bh", "Benjamini-Hochberg (false discovery rate)", "Benjamini-Hochberg",
          "Benjamini & Hochberg (1995)"),
-    Term("none", "no adjustment", "none"),
+    Term("none", "no adjustment", "unadjusted"),
 )
 
 #: Tests for items that come in clusters (``cluster_method=``).
@@ -253,8 +260,8 @@ CLUSTERED_METHODS: tuple[Term, ...] = (
 #: Tests against a non-inferiority margin (``margin_method=``).
 MARGIN_METHODS: tuple[Term, ...] = (
     Term("score", "Tango score test", "score", "Tango (1998)"),
-    Term("unconditional", "exact unconditional score test", "unconditional",
-         "Sidik (2003); Berger & Boos (1994)"),
+    Term("unconditional", "exact unconditional test (Tango score ordering, Berger-Boos)",
+         "unconditional", "Sidik (2003); Berger & Boos (1994)"),
 )
 
 #: Tests whose power :func:`mcnemar.power` computes (``connor``: the normal approximation).

@@ -12,15 +12,16 @@ from typing import Any
 
 import numpy as np
 
+from mcnemar import vocabulary
 from mcnemar.errors import McNemarError, option
 from mcnemar.io.identity import RunIdentity
 
 #: Valid ``on_missing`` policies.
-ON_MISSING = ("error", "intersect")
-#: Valid ``reduce`` policies for several samples (epochs) of one item.
-REDUCERS = ("mean", "majority", "first")
+ON_MISSING = vocabulary.names(vocabulary.ON_MISSING)
 #: Keep every sample as a paired observation and cluster the samples by item.
 CLUSTER = "cluster"
+#: Valid ``reduce`` policies that give one outcome per item (all but :data:`CLUSTER`).
+REDUCERS = tuple(name for name in vocabulary.names(vocabulary.REDUCE) if name != CLUSTER)
 #: How many offending keys an error message shows.
 SHOW = 3
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,10 +23,12 @@ from mcnemar.multiple._validation import (
     _check_probability,
     _resolve_baseline,
 )
-from mcnemar.vocabulary import Alternative
+from mcnemar.vocabulary import Adjustment, Alternative, ReportedTest
 
-AdjustMethod = Literal["holm", "bonferroni", "bh", "none"]
-TestMethod = Literal["exact", "midp", "asymptotic", "corrected"]
+#: The type of ``adjust`` (:data:`mcnemar.vocabulary.Adjustment`).
+AdjustMethod = Adjustment
+#: The type of ``method`` (:data:`mcnemar.vocabulary.ReportedTest`).
+TestMethod = ReportedTest
 
 # float32 represents every integer up to 2**24 exactly, and a sum of 0/1 products never exceeds
 # N, so a float32 matrix product gives exact counts while N < 2**24 (and runs on BLAS, unlike

@@ -240,7 +240,9 @@ def sample_size(
     target = _check_open_unit(power, "power")
     a, b = one_setting(p10, p01, difference, discordance, table)
     psi = a + b
-    delta = {"two-sided": abs(a - b), "greater": a - b, "less": b - a}[alternative]
+    # The difference the test is to detect, in the direction of the alternative.
+    delta = abs(a - b) if alternative == "two-sided" else (a - b if alternative == "greater"
+                                                           else b - a)
     if psi <= 0.0 or delta <= 0.0:
         if psi <= 0.0:
             why = "p10 + p01 = 0: the systems never disagree, so the test never rejects"
