@@ -271,12 +271,9 @@ def bayes(
     from mcnemar.inference import as_table
 
     t = as_table(table)
-    a, b, c, d = t.arrays()
-    if a is None or d is None:
-        raise McNemarError(
-            "the Bayesian summary needs all four cells (the difference (b - c)/N needs N): "
-            "give a (both right) and d (both wrong) as well as b and c"
-        )
+    a, b, c, d = t.arrays_with_n(
+        "the Bayesian summary needs all four cells (the difference (b - c)/N needs N)"
+    )
     r = _check_unit("rope", rope, low_open=False)
     level = _check_unit("credible_level", credible_level, low_open=True)
     ka, kb, kc, kd = _check_prior(prior)

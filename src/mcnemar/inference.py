@@ -156,12 +156,9 @@ class McNemarResult:
         """
         from mcnemar.intervals import difference_interval
 
-        a, b, c, d = self.table.arrays()
-        if a is None or d is None:
-            raise McNemarError(
-                "the confidence interval for the difference (b - c)/N needs N: give a (both "
-                "right) and d (both wrong) as well as b and c"
-            )
+        a, b, c, d = self.table.arrays_with_n(
+            "the confidence interval for the difference (b - c)/N needs N"
+        )
         return difference_interval(a, b, c, d, confidence_level=confidence_level, method=method)
 
     def to_dict(self) -> dict[str, Any]:

@@ -155,12 +155,7 @@ def _checked(
 def _cells(table: Any) -> tuple[PairedTable, FloatArray, FloatArray, FloatArray]:
     """The table, and b, c, N as float arrays; N is required (the margin is in accuracy)."""
     t = as_table(table)
-    a, b, c, d = t.arrays()
-    if a is None or d is None:
-        raise McNemarError(
-            "a margin is a difference in accuracy, (b - c)/N, which needs N: give a (both "
-            "right) and d (both wrong) as well as b and c"
-        )
+    a, b, c, d = t.arrays_with_n("a margin is a difference in accuracy, (b - c)/N, which needs N")
     bf, cf = b.astype(np.float64), c.astype(np.float64)
     return t, bf, cf, bf + cf + (a + d).astype(np.float64)
 

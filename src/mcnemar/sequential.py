@@ -213,14 +213,9 @@ def _outcomes(name: str, values: ArrayLike) -> NDArray[np.bool_]:
 
 
 def _pair(correct_a: ArrayLike, correct_b: ArrayLike) -> tuple[NDArray[np.bool_], ...]:
-    xa = _outcomes("correct_a", correct_a)
-    xb = _outcomes("correct_b", correct_b)
-    if xa.shape != xb.shape:
-        raise McNemarError(
-            f"correct_a and correct_b must describe the same items, got lengths {xa.shape[0]} "
-            f"and {xb.shape[0]}"
-        )
-    return xa, xb
+    from mcnemar.table import outcome_pair
+
+    return outcome_pair(correct_a, correct_b, _outcomes)
 
 
 # --------------------------------------------------------------------------------------------

@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from mcnemar.errors import TableError, option
+from mcnemar.errors import McNemarError, TableError, option
 from mcnemar.validation import MAX_COUNT, check_counts
 
 __all__ = ["PairedTable"]
@@ -223,6 +223,35 @@ class PairedTable:
         """The cells as int64 arrays (0-d for a single table), for vectorized computation."""
         return self._a, self._b, self._c, self._d
 
+    def arrays_with_n(self, needs: str) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+        """The four cells as int64 arrays, for a computation that needs N.
+
+        Parameters
+        ----------
+        needs : str
+            What needs N, the start of the error message (``"the unconditional test needs N"``).
+
+        Raises
+        ------
+        McNemarError
+            When a and d are unknown: ``needs``, then how to give them.
+
+        Examples
+        --------
+        >>> [int(x) for x in PairedTable(157, 17, 3, 23).arrays_with_n("N")]
+        [157, 17, 3, 23]
+        >>> PairedTable(b=3, c=1).arrays_with_n("the test needs N")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        mcnemar.errors.McNemarError: the test needs N: give a (both right) and d (both wrong) ...
+        """
+        a, b, c, d = self.arrays()
+        if a is None or d is None:
+            raise McNemarError(
+                f"{needs}: give a (both right) and d (both wrong) as well as b and c"
+            )
+        return a, b, c, d
+
     def swap(self) -> PairedTable:
         """The same data with A and B exchanged (b and c swap places)."""
         return PairedTable(a=self._a, b=self._c, c=self._b, d=self._d)
@@ -364,13 +393,7 @@ class PairedTable:
         >>> PairedTable.from_outcomes([1, 1, 0, 1, 0], [1, 0, 1, 0, 0])
         PairedTable(a=1, b=2, c=1, d=1)
         """
-        xa = _outcomes("correct_a", correct_a)
-        xb = _outcomes("correct_b", correct_b)
-        if xa.shape != xb.shape:
-            raise TableError(
-                f"correct_a and correct_b must describe the same items, got lengths "
-                f"{_shape_text(xa.shape)} and {_shape_text(xb.shape)}"
-            )
+        xa, xb = outcome_pair(correct_a, correct_b)
         n = xa.shape[-1]
         n_a = np.count_nonzero(xa, axis=-1)
         n_b = np.count_nonzero(xb, axis=-1)
@@ -474,6 +497,27 @@ class PairedTable:
 
 def _shape_text(shape: tuple[int, ...]) -> str:
     return str(shape[0]) if len(shape) == 1 else str(shape)
+
+
+def outcome_pair(
+    correct_a: ArrayLike,
+    correct_b: ArrayLike,
+    read: Callable[[str, ArrayLike], NDArray[np.bool_]] | None = None,
+) -> tuple[NDArray[np.bool_], NDArray[np.bool_]]:
+    """``correct_a`` and ``correct_b`` as boolean arrays of the same shape (the same items).
+
+    ``read(name, values)`` converts and checks one argument (default: 0/1 outcomes of any
+    shape); a :class:`~mcnemar.errors.TableError` when the two shapes differ.
+    """
+    read = _outcomes if read is None else read
+    xa = read("correct_a", correct_a)
+    xb = read("correct_b", correct_b)
+    if xa.shape != xb.shape:
+        raise TableError(
+            f"correct_a and correct_b must describe the same items, got lengths "
+            f"{_shape_text(xa.shape)} and {_shape_text(xb.shape)}"
+        )
+    return xa, xb
 
 
 def _outcomes(name: str, values: ArrayLike) -> NDArray[np.bool_]:
