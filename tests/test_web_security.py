@@ -631,3 +631,55 @@ def test_an_abandoned_upload_is_one_line_in_the_log(server: Server) -> None:
     assert "closed the connection during the upload" in stderr
     # The upload's temporary directory is gone.
     assert not set(Path(tempfile.gettempdir()).glob("mcnemar-upload-*")) - before
+
+
+def test_accepted_connections_send_without_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each response leaves in two writes (head, body); with Nagle's algorithm on, the body
+    waits for the client's delayed acknowledgement of the head (40 ms on Linux) on every
+    kept-alive request. The listening socket is bound as ``mcnemar serve`` binds it (protocol
+    0, on whose connections asyncio does not set TCP_NODELAY itself); the protocol sets it on
+    every connection it accepts (checked on the real socket, after the protocol's hook)."""
+    import uvicorn
+
+    from mcnemar.cli.serve import _bind
+    from mcnemar.web import server as web_server
+    from mcnemar.web.server import GuardedH11Protocol, ServeConfig
+
+    seen: list[int] = []
+    real = web_server._no_delay
+
+    def recording(transport: Any) -> None:
+        real(transport)
+        sock = transport.get_extra_info("socket")
+        seen.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    monkeypatch.setattr(web_server, "_no_delay", recording)
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+
+    listener = _bind("127.0.0.1", 0)
+    assert listener.proto == 0
+    port = listener.getsockname()[1]
+    server = uvicorn.Server(ServeConfig(app, http=GuardedH11Protocol, log_level="warning",
+                                        lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
+    thread.start()
+    try:
+        for _ in range(200):
+            if server.started:
+                break
+            time.sleep(0.05)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        for _ in range(2):  # two requests on one kept-alive connection
+            conn.request("GET", "/")
+            assert conn.getresponse().read() == b"ok"
+        conn.close()
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        listener.close()
+    assert seen == [1]

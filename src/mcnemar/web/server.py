@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 from typing import Any
 
 import h11
@@ -85,6 +86,24 @@ _TIMEOUT_RESPONSE = (
 )
 
 
+def _no_delay(transport: asyncio.BaseTransport) -> None:
+    """Send each write at once (``TCP_NODELAY``) on a TCP connection.
+
+    A response leaves in two writes (its head, then its body). With Nagle's algorithm on, the
+    body waits until the client acknowledges the head, and clients delay that acknowledgement
+    (40 ms on Linux): every kept-alive request would take 40 ms longer than its work. asyncio
+    sets the option itself only on sockets created with ``IPPROTO_TCP`` as their protocol;
+    the connections accepted on the listening socket that ``mcnemar serve`` binds (protocol
+    0, as most servers create it) do not get it.
+    """
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:  # already closed: nothing to speed up
+            pass
+
+
 class GuardedH11Protocol(H11Protocol):
     """uvicorn's h11 protocol with an idle limit from the first byte and a header deadline."""
 
@@ -105,6 +124,7 @@ class GuardedH11Protocol(H11Protocol):
         self._waiting_for_headers = False
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        _no_delay(transport)
         super().connection_made(transport)
         # A connection that never sends a request is idle from the start.
         self._arm(self.timeout_keep_alive, self._close_idle)
