@@ -54,6 +54,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
+from mcnemar._format import json_fields
 from mcnemar.errors import McNemarError
 from mcnemar.intervals import ConfidenceInterval
 from mcnemar.table import PairedTable
@@ -159,17 +160,12 @@ class BayesResult:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dictionary."""
-        from mcnemar.inference import _plain
-
         return {
             "method": "Dirichlet posterior, one-dimensional quadrature",
             "prior": list(self.prior),
             "rope": self.rope,
-            "prob_a_better": _plain(self.prob_a_better),
-            "prob_equivalent": _plain(self.prob_equivalent),
-            "prob_b_better": _plain(self.prob_b_better),
-            "mean": _plain(self.mean),
-            "median": _plain(self.median),
+            **json_fields(self, "prob_a_better", "prob_equivalent", "prob_b_better", "mean",
+                          "median"),
             "credible_level": self.credible_level,
             "credible_interval": self.credible_interval.to_dict(),
         }

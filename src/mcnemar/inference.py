@@ -42,8 +42,8 @@ from scipy import special
 
 from mcnemar import _binomial, vocabulary
 from mcnemar._format import format_number as _fmt
-from mcnemar._format import format_pvalue
-from mcnemar._format import json_value as _plain
+from mcnemar._format import format_pvalue, json_fields
+from mcnemar._format import json_value as _plain  # noqa: F401  (an import path kept in use)
 from mcnemar._format import scalar_or_array as _out
 from mcnemar.errors import McNemarError, TableError, option
 from mcnemar.table import PairedTable
@@ -164,13 +164,8 @@ class McNemarResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary (NaN and infinity become null)."""
         return {
-            "method": self.method,
-            "name": self.name,
-            "alternative": self.alternative,
-            "convention": self.convention,
-            "statistic": _plain(self.statistic),
-            "pvalue": _plain(self.pvalue),
-            "log10_pvalue": _plain(self.log10_pvalue),
+            **json_fields(self, "method", "name", "alternative", "convention", "statistic",
+                          "pvalue", "log10_pvalue"),
             "table": self.table.to_dict(),
         }
 

@@ -31,6 +31,7 @@ from mcnemar._analysis import EXACT_POWER_MAX_D as EXACT_POWER_MAX_D
 from mcnemar._analysis import TEST_ORDER as _TEST_ORDER
 from mcnemar._analysis import Columns, Options, compute, decide
 from mcnemar._format import TITLE_CHARS as TITLE_CHARS
+from mcnemar._format import json_fields
 from mcnemar._format import json_value as _plain
 from mcnemar._format import shorten as _short
 from mcnemar._report_words import CLOSE_FACTOR as CLOSE_FACTOR
@@ -133,15 +134,8 @@ class Conclusion:
     headline: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "significant": self.significant,
-            "better": self.better,
-            "text": self.text,
-            "headline": self.headline,
-            "direction": self.direction,
-            "opposite_direction": self.opposite_direction,
-            "interval_contains_zero": self.interval_contains_zero,
-        }
+        return json_fields(self, "significant", "better", "text", "headline", "direction",
+                           "opposite_direction", "interval_contains_zero")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mcnemar._format import json_fields
 from mcnemar.errors import McNemarError, option
 
 __all__ = [
@@ -156,16 +157,9 @@ class RunIdentity:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe dict (the run's part of the report's ``alignment.runs``)."""
         return {
-            "harness": self.harness,
-            "model": self.model,
-            "task": self.task,
-            "scorer": self.scorer,
-            "filter": self.filter,
+            **json_fields(self, "harness", "model", "task", "scorer", "filter"),
             "tasks": [t.to_dict() for t in self.tasks],
-            "status": self.status,
-            "status_detail": self.status_detail,
-            "expected": self.expected,
-            "errored": self.errored,
+            **json_fields(self, "status", "status_detail", "expected", "errored"),
             "ignored": list(self.ignored),
         }
 
