@@ -23,10 +23,12 @@ __all__ = [
     "FORMAT_OPTION",
     "INPUT_FORMATS",
     "MARGIN_OPTIONS",
+    "REDUCE_PER_ITEM",
     "ExitCode",
     "InputFormatChoice",
     "alpha_option",
     "alternative_option",
+    "command",
     "command_flags",
     "confidence_level_option",
     "emit",
@@ -55,6 +57,18 @@ class ExitCode(enum.IntEnum):
     #: ``--fail-on inferior`` (with ``--margin``): non-inferiority of the candidate (A) is not
     #: shown, i.e. it may be worse than the baseline (B) by the margin or more.
     INFERIOR = 5
+
+
+def command(name: str, epilog: str) -> Callable[[Callable[..., Any]], click.Command]:
+    """A ``mcnemar`` command: ``-h`` as well as ``--help`` (also when it is run on its own, not
+    through the group), and ``epilog`` (its examples and exit codes) after the options."""
+    return click.command(name, context_settings={"help_option_names": ["-h", "--help"]},
+                         epilog=epilog)
+
+
+#: The ``--reduce`` choices of a command without a clustered path: each gives one outcome per
+#: item (every choice of :data:`mcnemar.vocabulary.REDUCE` but ``cluster``).
+REDUCE_PER_ITEM = tuple(name for name in vocabulary.names(vocabulary.REDUCE) if name != "cluster")
 
 
 FORMAT_OPTION = click.option(

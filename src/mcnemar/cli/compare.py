@@ -24,6 +24,7 @@ from mcnemar.cli._common import (
     InputFormatChoice,
     alpha_option,
     alternative_option,
+    command,
     confidence_level_option,
     emit,
     handle_errors,
@@ -66,10 +67,9 @@ def _ids(columns: tuple[str, ...]) -> Any:
     return columns[0] if len(columns) == 1 else list(columns)
 
 
-@click.command(
+@command(
     "compare",
-    context_settings={"help_option_names": ["-h", "--help"]},
-    epilog="""\b
+    """\b
 Examples:
   mcnemar compare samples_new.jsonl samples_old.jsonl
   mcnemar compare out_new/ out_old/ --task arc_easy --task boolq

@@ -17,9 +17,11 @@ import numpy as np
 from mcnemar import vocabulary
 from mcnemar.cli._common import (
     FORMAT_OPTION,
+    REDUCE_PER_ITEM,
     InputFormatChoice,
     alpha_option,
     alternative_option,
+    command,
     emit,
     handle_errors,
     names_option,
@@ -29,8 +31,6 @@ from mcnemar.errors import McNemarError
 
 __all__ = ["monitor"]
 
-#: Samples combined per item; this command has no clustered path (no "cluster").
-_REDUCE = tuple(name for name in vocabulary.names(vocabulary.REDUCE) if name != "cluster")
 
 
 
@@ -118,10 +118,9 @@ def _markdown(result: Any, names: tuple[str, str], order_words: str) -> str:
     return "\n".join(out) + "\n"
 
 
-@click.command(
+@command(
     "monitor",
-    context_settings={"help_option_names": ["-h", "--help"]},
-    epilog="""\b
+    """\b
 Examples:
   mcnemar monitor new.jsonl old.jsonl
   mcnemar monitor new.csv old.csv --id item --score passed --order timestamp
@@ -146,7 +145,7 @@ stderr); 1 internal error.""",
               default="error",
               show_default=True, help="Items present in one run only: refuse, or drop them.")
 @click.option("--threshold", type=float, help="Count score >= THRESHOLD as a pass.")
-@click.option("--reduce", type=click.Choice(_REDUCE),
+@click.option("--reduce", type=click.Choice(REDUCE_PER_ITEM),
               help="Combine several samples (epochs) of an item.")
 @click.option("--order", "order_field",
               help="Order the items by this field of RUN_A's records (a column, an Inspect "

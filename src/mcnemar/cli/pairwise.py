@@ -16,8 +16,10 @@ import click
 from mcnemar import vocabulary
 from mcnemar.cli._common import (
     FORMAT_OPTION,
+    REDUCE_PER_ITEM,
     alpha_option,
     alternative_option,
+    command,
     confidence_level_option,
     emit,
     handle_errors,
@@ -27,8 +29,6 @@ from mcnemar.errors import McNemarError, McNemarWarning
 
 __all__ = ["pairwise"]
 
-#: Samples combined per item; this command has no clustered path (no "cluster").
-_REDUCE = tuple(name for name in vocabulary.names(vocabulary.REDUCE) if name != "cluster")
 #: The many-model tests: the four of the report (the unconditional test is for one table).
 _TESTS = tuple(name for name in vocabulary.names(vocabulary.TESTS) if name != "unconditional")
 
@@ -54,11 +54,7 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
         ) from None
 
 
-@click.command(
-    "pairwise",
-    context_settings={"help_option_names": ["-h", "--help"]},
-    epilog="Exit status: 0 on success, 2 for bad input (one line on stderr).",
-)
+@command("pairwise", "Exit status: 0 on success, 2 for bad input (one line on stderr).")
 @click.argument("runs", nargs=-1, type=click.Path(dir_okay=True, path_type=str))
 @click.option("--matrix", "matrix_file", type=click.Path(dir_okay=False, path_type=str),
               help="A wide table instead of run files (CSV, JSON Lines or Parquet): one 0/1 "
@@ -89,7 +85,7 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
                    "every run has.")
 @click.option("--threshold", type=float, default=None,
               help="Run files: a score >= THRESHOLD counts as right (for non-0/1 scores).")
-@click.option("--reduce", type=click.Choice(_REDUCE), default=None,
+@click.option("--reduce", type=click.Choice(REDUCE_PER_ITEM), default=None,
               help="Run files: how to combine several samples (epochs) of one item.")
 @click.option("--allow-different-tasks", is_flag=True, default=False,
               help="Run files: pair runs whose tasks or datasets differ, or whose paired items "

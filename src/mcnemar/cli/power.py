@@ -23,6 +23,7 @@ from mcnemar.cli._common import (
     FORMAT_OPTION,
     alpha_option,
     alternative_option,
+    command,
     emit,
     handle_errors,
 )
@@ -31,10 +32,9 @@ from mcnemar.errors import McNemarError
 __all__ = ["power"]
 
 
-@click.command(
+@command(
     "power",
-    context_settings={"help_option_names": ["-h", "--help"]},
-    epilog=(
+    (
         "\b\nExamples:\n"
         "  mcnemar power --p10 0.06 --p01 0.04                 # items for 80% power\n"
         "  mcnemar power --n 2000 --difference 0.02 --discordance 0.1\n"
