@@ -264,11 +264,10 @@ MARGIN_METHODS: tuple[Term, ...] = (
          "unconditional", "Sidik (2003); Berger & Boos (1994)"),
 )
 
-#: Tests whose power :func:`mcnemar.power` computes (``connor``: the normal approximation).
+#: Tests whose power :func:`mcnemar.power` computes: the exact, mid-p and chi-square tests of
+#: :data:`TESTS` (the same terms), and ``connor``, the normal approximation.
 POWER_METHODS: tuple[Term, ...] = (
-    Term("exact", "exact conditional (binomial) test", "exact", _FLL2013),
-    Term("midp", "mid-p test", "mid-p", _FLL2013),
-    Term("asymptotic", "chi-square test", "chi-square", "McNemar (1947)"),
+    *TESTS[:3],
     Term("connor", "normal approximation of Connor (1987)", "Connor", "Connor (1987)"),
 )
 
