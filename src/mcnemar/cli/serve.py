@@ -17,7 +17,8 @@ import os
 import socket
 import threading
 import webbrowser
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import click
 
@@ -25,6 +26,8 @@ from mcnemar.cli._common import handle_errors
 from mcnemar.errors import McNemarError
 
 __all__ = ["serve"]
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]", "::1")
 #: The environment variable that carries the settings to the worker processes.
@@ -123,15 +126,20 @@ def _raise_open_file_limit() -> None:
             pass
 
 
+_POSITIVE = click.FloatRange(min=0, min_open=True)
+
+
+def _setting(
+    flag: str, kind: click.ParamType, default: float | None, help: str
+) -> Callable[[F], F]:
+    """A numeric setting of the server: its range, its default (shown when there is one), help."""
+    return click.option(flag, type=kind, default=default, show_default=default is not None,
+                        help=help)
+
+
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on.")
-@click.option(
-    "--port",
-    type=click.IntRange(0, 65535),
-    default=8000,
-    show_default=True,
-    help="Port to listen on (0 picks a free one).",
-)
+@_setting("--port", click.IntRange(0, 65535), 8000, "Port to listen on (0 picks a free one).")
 @click.option("--open", "open_browser", is_flag=True, help="Open the page in a web browser.")
 @click.option(
     "--allowed-host",
@@ -141,49 +149,26 @@ def _raise_open_file_limit() -> None:
     help="A host name (or address) the server may be reached by, besides the loopback names; "
     "repeatable. Required with a non-loopback --host such as 0.0.0.0.",
 )
-@click.option(
-    "--max-upload-mb",
-    type=click.FloatRange(min=0, min_open=True),
-    default=50.0,
-    show_default=True,
-    help="Largest result file accepted by the upload, per file, in megabytes.",
+@_setting(
+    "--max-upload-mb", _POSITIVE, 50.0,
+    "Largest result file accepted by the upload, per file, in megabytes.",
 )
-@click.option(
-    "--max-inflated-mb",
-    type=click.FloatRange(min=0, min_open=True),
-    default=None,
-    help="Bytes one uploaded archive (.eval) may decompress to, in MB, counted as they are "
+@_setting(
+    "--max-inflated-mb", _POSITIVE, None,
+    "Bytes one uploaded archive (.eval) may decompress to, in MB, counted as they are "
     "inflated. Default: 20 x --max-upload-mb, at most 256.",
 )
-@click.option(
-    "--max-archive-members",
-    type=click.IntRange(min=1),
-    default=100_000,
-    show_default=True,
-    help="Entries one uploaded archive may list.",
-)
-@click.option(
-    "--request-timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    default=10.0,
-    show_default=True,
-    help="Seconds a client may take to send a request's headers, or pause while sending its "
+@_setting("--max-archive-members", click.IntRange(min=1), 100_000,
+          "Entries one uploaded archive may list.")
+@_setting(
+    "--request-timeout", _POSITIVE, 10.0,
+    "Seconds a client may take to send a request's headers, or pause while sending its "
     "body; slower requests are dropped.",
 )
-@click.option(
-    "--keep-alive-timeout",
-    type=click.FloatRange(min=1),
-    default=20.0,
-    show_default=True,
-    help="Seconds an idle connection is kept open (advertised 2 s shorter to clients).",
-)
-@click.option(
-    "--workers",
-    type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
-    help="Worker processes serving requests (more use more CPU cores).",
-)
+@_setting("--keep-alive-timeout", click.FloatRange(min=1), 20.0,
+          "Seconds an idle connection is kept open (advertised 2 s shorter to clients).")
+@_setting("--workers", click.IntRange(1, 64), 1,
+          "Worker processes serving requests (more use more CPU cores).")
 @handle_errors
 def serve(
     host: str,
