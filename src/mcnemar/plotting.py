@@ -110,6 +110,17 @@ def _check_dpi(dpi: Any) -> float:
     return float(dpi)
 
 
+def _new_figure(size: Any, default: tuple[float, float], dpi: Any) -> tuple[Any, Any, Any, float]:
+    """A figure of ``size`` inches (``default`` when None) at ``dpi``, with one axes: the
+    figure, the axes, the canvas class to save it with and the checked dpi (size and dpi are
+    checked before matplotlib is imported)."""
+    width, height = _check_size(size, default)
+    dpi = _check_dpi(dpi)
+    figure_class, canvas_class = _figure_class()
+    fig = figure_class(figsize=(width, height), dpi=dpi, layout="constrained")
+    return fig, fig.add_subplot(), canvas_class, dpi
+
+
 def _save(fig: Any, canvas_class: Any, path: Path, dpi: float) -> Path:
     canvas_class(fig)
     try:
@@ -200,11 +211,9 @@ def pairwise_heatmap(
     out = _check_path(path)
     k = res.k
     s = min(16.0, max(4.0, 0.45 * k + 2.5))
-    width, height = _check_size(size, (s + 1.6, s))
-    dpi = _check_dpi(dpi)
+    fig, ax, canvas_class, dpi = _new_figure(size, (s + 1.6, s), dpi)
     if annotate is None:
         annotate = k <= 25
-    figure_class, canvas_class = _figure_class()
     from matplotlib.colors import LogNorm
 
     order = np.asarray(res.ranking)
@@ -216,8 +225,6 @@ def pairwise_heatmap(
     shown = np.ma.masked_invalid(np.clip(values, vmin, 1.0))
 
     cmap = _two_part_colormap(vmin, res.alpha)
-    fig = figure_class(figsize=(width, height), dpi=dpi, layout="constrained")
-    ax = fig.add_subplot()
     image = ax.imshow(shown, cmap=cmap, norm=LogNorm(vmin=vmin, vmax=1.0),
                       interpolation="nearest", aspect="equal")
     clipped = bool(np.any(values[np.isfinite(values)] < vmin))
@@ -319,9 +326,7 @@ def forest(
     total = len(rows)
     if limit is not None:
         rows = rows[:limit]
-    width, height = _check_size(size, (7.5, max(2.5, 0.32 * len(rows) + 1.6)))
-    dpi = _check_dpi(dpi)
-    figure_class, canvas_class = _figure_class()
+    fig, ax, canvas_class, dpi = _new_figure(size, (7.5, max(2.5, 0.32 * len(rows) + 1.6)), dpi)
 
     idx = np.asarray(rows)
     diff = 100 * np.array(res.difference)[idx, ref]
@@ -331,8 +336,6 @@ def forest(
     adj = np.array(res.adjusted_pvalue)[idx, ref]
     y = np.arange(len(rows))[::-1]
 
-    fig = figure_class(figsize=(width, height), dpi=dpi, layout="constrained")
-    ax = fig.add_subplot()
     ax.axvline(0.0, color="0.3", linestyle="--", linewidth=1)
     ax.hlines(y, low, high, color="tab:blue", linewidth=1.6)
     ax.scatter(diff[sig], y[sig], marker="o", s=36, color="tab:blue", zorder=3,
@@ -413,14 +416,10 @@ def eprocess(
             f"{type(result).__name__}"
         )
     out = _check_path(path)
-    width, height = _check_size(size, (7.0, 3.8))
-    dpi = _check_dpi(dpi)
-    figure_class, canvas_class = _figure_class()
+    fig, ax, canvas_class, dpi = _new_figure(size, (7.0, 3.8), dpi)
     items = np.arange(1, result.n + 1)
-    log10_e = result.log_evalue_path / math.log(10.0)
     # Plot log10 E against a log10 axis label: E itself overflows a double for long runs.
-    fig = figure_class(figsize=(width, height), dpi=dpi, layout="constrained")
-    ax = fig.add_subplot()
+    log10_e = result.log_evalue_path / math.log(10.0)
     ax.plot(items, log10_e, color="tab:blue", linewidth=1.4, label="e-value")
     bound = math.log10(1.0 / result.alpha)
     ax.axhline(bound, color="tab:red", linestyle="--", linewidth=1,
@@ -512,12 +511,13 @@ def forest_plot(
     dpi = _check_dpi(dpi)
     rows = comparison.forest_rows()
     n_rows = len(rows)
-    figure_class, canvas_class = _figure_class()
     if ax is None:
-        width, height = _check_size(size, (8.0, _TASK_ROW_INCHES * (n_rows + 1) + 1.5))
-        fig = figure_class(figsize=(width, height), dpi=dpi, layout="constrained")
+        fig, ax, canvas_class, dpi = _new_figure(
+            size, (8.0, _TASK_ROW_INCHES * (n_rows + 1) + 1.5), dpi
+        )
         canvas_class(fig)
-        ax = fig.add_subplot()
+    else:
+        _, canvas_class = _figure_class()
     fig = ax.figure
     # Tasks from the top; a gap of one row, then micro and macro at the bottom.
     y = -(np.arange(n_rows, dtype=float) + np.array([r["overall"] for r in rows], dtype=float))
