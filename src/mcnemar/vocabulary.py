@@ -30,7 +30,9 @@ Labels are ASCII (a hyphen joins two authors' names); an interface may typeset t
 one quantity no two terms share a label or a short label.
 
 A new choice is one :class:`Term` here plus its implementation: the keyword check, the CLI's
-``click.Choice``, the web form and the labels of the report read the tuple.
+``click.Choice``, the web form and the labels of the report read the tuple. Annotations use
+the ``Literal`` types :data:`Alternative`, :data:`Adjustment` and :data:`ReportedTest` (a type
+checker needs the names spelled: tests keep them equal to the tuples).
 
 References
 ----------
