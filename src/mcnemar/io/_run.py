@@ -10,10 +10,18 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import (
+    Callable,
+    Collection,
+    Generator,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -296,7 +304,16 @@ def iter_json_records(path: Path, *, what: str,
     way, naming the file and line: a line that is not valid JSON (e.g. a truncated last line)
     and a line that is valid JSON but not an object (``what`` says what a line should hold,
     e.g. ``"one record per line"``). Lines are parsed as they are read, so a caller that needs
-    only the first record reads only the first line.
+    only the first record parses only the first line.
+
+    The rules are those of ``json.loads`` on each line's bytes (:func:`_records_by_line`).
+    Files are read in blocks and each block's lines are parsed straight from its decoded text
+    (:func:`_records_by_block`), which skips ``json.loads``'s per-line encoding detection,
+    decoding and wrappers (about a fifth of the time on large lm-eval logs) and yields the
+    same records; at the first line that path does not accept as plain UTF-8 JSON (a NUL byte,
+    invalid UTF-8, a byte-order mark, bad JSON, not an object) the line-by-line reader takes
+    over from that line, so every error, and every oddity ``json.loads`` accepts, is exactly
+    as before.
     """
     from mcnemar.io._progress import progress_bar
 
@@ -307,25 +324,102 @@ def iter_json_records(path: Path, *, what: str,
         raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
                              path=str(path)) from None
     with handle, progress_bar(path.name, size, enabled=progress) as bar:
-        done = 0
-        for number, raw in enumerate(handle, start=1):
-            done += len(raw)
-            if number % 4096 == 0:
-                bar.update(done)
-                done = 0
-            if not raw.strip():
+        resume = yield from _records_by_block(handle, bar.update)
+        if resume is not None:
+            line, counted = resume
+            handle.seek(0)
+            yield from _records_by_line(handle, path, what, bar.update, start=line,
+                                        count_from=counted)
+
+
+#: What ``bytes.strip()`` removes: a line of only these is blank.
+_BLANK = " \t\n\r\x0b\x0c"
+#: The whitespace ``json`` allows around a document.
+_JSON_SPACE = " \t\n\r"
+#: Bytes read at a time by the block reader.
+_BLOCK = 1 << 20
+_DECODER = json.JSONDecoder()
+
+
+def _records_by_block(
+    handle: BinaryIO, update: Callable[[int], Any]
+) -> Generator[tuple[int, dict[str, Any]], None, tuple[int, int] | None]:
+    """Records parsed from whole blocks of lines; the line to hand over at, if any.
+
+    A block ends at its last newline (a line is never split). A line is yielded only when
+    ``json.loads`` of its bytes would give the same object: the block decodes as UTF-8 with
+    ``surrogatepass`` (``json.loads``'s own decoding of UTF-8), and the whole line is one JSON
+    object between JSON whitespace, parsed by the same decoder. Such a line has no byte-order
+    mark and no NUL byte (JSON allows neither outside escapes), which is what makes
+    ``json.loads``'s encoding detection choose UTF-8 for it. Returns ``None``
+    at the end of the file, else ``(line, first line of its block)`` for the first line that
+    is not such a line; the line-by-line reader takes over there (its progress counts bytes
+    from the first line of that block, the ones not counted here).
+    """
+    decode = _DECODER.raw_decode
+    buffer = bytearray()
+    number = 0  # lines read so far
+    while True:
+        chunk = handle.read(_BLOCK)
+        if chunk:
+            start = len(buffer)
+            buffer += chunk
+            cut = buffer.rfind(b"\n", start) + 1
+            if cut == 0:
+                continue  # no complete line yet
+            data = bytes(buffer[:cut])
+            del buffer[:cut]
+        elif buffer:
+            data = bytes(buffer)
+            buffer.clear()
+        else:
+            return None
+        first = number + 1
+        try:
+            text = data.decode("utf-8", "surrogatepass")
+        except UnicodeDecodeError:
+            return first, first
+        lines = text.split("\n")
+        if text.endswith("\n"):
+            lines.pop()  # the empty text after the last newline is not a line
+        for line in lines:
+            number += 1
+            if not line.strip(_BLANK):
                 continue
             try:
-                obj = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-                raise InputFileError(
-                    f"line is not valid JSON ({_json_reason(exc)}); a JSONL file needs one "
-                    "complete JSON object per line",
-                    path=str(path),
-                    line=number,
-                ) from None
-            yield number, require_object(obj, path, number, what)
-        bar.update(done)
+                record, end = decode(line, len(line) - len(line.lstrip(_JSON_SPACE)))
+            except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
+                return number, first
+            if line[end:].strip(_JSON_SPACE) or not isinstance(record, dict):
+                return number, first
+            yield number, record
+        update(len(data))
+
+
+def _records_by_line(handle: BinaryIO, path: Path, what: str, update: Callable[[int], Any],
+                     *, start: int = 1, count_from: int = 1,
+                     ) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``json.loads`` of each line's bytes from line ``start`` on, errors naming the line."""
+    done = 0
+    for number, raw in enumerate(handle, start=1):
+        if number >= count_from:
+            done += len(raw)
+        if number % 4096 == 0:
+            update(done)
+            done = 0
+        if number < start or not raw.strip():
+            continue
+        try:
+            obj = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise InputFileError(
+                f"line is not valid JSON ({_json_reason(exc)}); a JSONL file needs one "
+                "complete JSON object per line",
+                path=str(path),
+                line=number,
+            ) from None
+        yield number, require_object(obj, path, number, what)
+    update(done)
 
 
 def _json_reason(exc: Exception) -> str:
