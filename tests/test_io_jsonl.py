@@ -190,3 +190,24 @@ def test_only_the_first_line_is_parsed_for_the_first_record(tmp_path: Path) -> N
     assert next(it) == (1, {"a": 1})  # the broken second line is not looked at yet
     with pytest.raises(InputFileError, match="line 2"):
         next(it)
+
+
+def test_lmeval_metric_values_are_score_to_float_of_each_json_value(tmp_path: Path) -> None:
+    # The reader takes plain floats without calling score_to_float; every value must still
+    # come out as score_to_float has it (NaN and null: no score).
+    import math
+
+    from mcnemar.io._run import score_to_float
+    from mcnemar.io.lmeval import read_lmeval
+
+    values = [1.0, 0.0, -0.0, 0.25, 1e308, 5e-324, float("nan"), 1, 0, True, False, None,
+              "0.5", " 1 ", "yes", "NaN", ""]
+    path = tmp_path / "samples_t_2026-01-01T00-00-00.jsonl"
+    path.write_text("".join(json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"],
+                                        "acc": v}) + "\n" for i, v in enumerate(values)))
+    got = read_lmeval(path).scores.tolist()
+    want = [score_to_float(v) for v in values]
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert (math.isnan(g) and w is None) or (g == w and math.copysign(1, g) ==
+                                                  math.copysign(1, w))

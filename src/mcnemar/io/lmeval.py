@@ -311,6 +311,7 @@ def _read_file(
             path=str(f),
         )
     metric = score
+    nan = np.nan
     for number, doc_id, flt, record in records:
         if flt != use:
             continue
@@ -325,16 +326,20 @@ def _read_file(
                 f"with {option('score', 'NAME')}",
                 path=str(f), line=number,
             )
-        try:
-            value = score_to_float(record[metric])
-        except ValueError:
-            raise InputFileError(
-                f"metric {metric!r} is {short_repr(record[metric])}, not a per-item number; "
-                f"choose a per-item metric with {option('score', 'NAME')}",
-                path=str(f), line=number,
-            ) from None
+        raw = record[metric]
+        if type(raw) is float:  # the usual case, as score_to_float has it: NaN is no score
+            value: float | None = raw if raw == raw else None
+        else:
+            try:
+                value = score_to_float(raw)
+            except ValueError:
+                raise InputFileError(
+                    f"metric {metric!r} is {short_repr(raw)}, not a per-item number; "
+                    f"choose a per-item metric with {option('score', 'NAME')}",
+                    path=str(f), line=number,
+                ) from None
         keys.append((task, doc_id, flt))
-        scores.append(np.nan if value is None else value)
+        scores.append(nan if value is None else value)
         if cluster is not None:
             clusters.append(record["__mcn_cluster"])
         digest = record.get("doc_hash")
