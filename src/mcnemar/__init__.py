@@ -51,7 +51,6 @@ from mcnemar.errors import (
     McNemarWarning,
     TableError,
 )
-from mcnemar.table import PairedTable
 
 if TYPE_CHECKING:
     from mcnemar.batch import BatchReport, analyze_many
@@ -74,6 +73,7 @@ if TYPE_CHECKING:
     from mcnemar.report import Report, analyze
     from mcnemar.sequential import Monitor
     from mcnemar.stopping import stopping_time
+    from mcnemar.table import PairedTable
     from mcnemar.tasks import TaskComparison, compare_tasks
 
 __version__ = "0.1.0"
@@ -111,7 +111,9 @@ __all__ = [
     "stopping_time",
 ]
 
+# Even PairedTable: it needs numpy, which ``mcnemar --help`` and ``import mcnemar`` do not.
 _LAZY = {
+    "PairedTable": "mcnemar.table",
     "mcnemar": "mcnemar.inference",
     "McNemarResult": "mcnemar.inference",
     "analyze": "mcnemar.report",

@@ -1,0 +1,56 @@
+"""What starting the package loads: ``import mcnemar`` and ``mcnemar --help`` need no numpy,
+no command's ``--help`` loads scipy or a frame library, and every public name still imports.
+
+Checked in fresh interpreters (``sys.modules`` after the import), never by timing.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import mcnemar
+
+HEAVY = ("scipy", "pandas", "polars", "pyarrow", "duckdb", "narwhals", "matplotlib", "fastapi")
+
+
+def _loaded(code: str) -> set[str]:
+    listing = "\nimport sys\nprint(' '.join(sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code + listing],
+                         capture_output=True, text=True, check=True).stdout
+    return {name.split(".")[0] for name in out.split()}
+
+
+def test_import_mcnemar_loads_no_numpy() -> None:
+    loaded = _loaded("import mcnemar")
+    assert "numpy" not in loaded
+    assert not loaded & set(HEAVY)
+
+
+@pytest.mark.parametrize("command", ["", "test", "compare", "power", "pairwise", "monitor",
+                                     "serve"])
+def test_help_loads_no_heavy_library(command: str) -> None:
+    argv = ["--help"] if not command else [command, "--help"]
+    code = ("import sys\nfrom mcnemar.cli import main\n"
+            f"try:\n    main({argv!r}, prog_name='mcnemar')\nexcept SystemExit:\n    pass\n")
+    loaded = _loaded(code)
+    assert "click" in loaded  # the listing sees what the command loaded
+    assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
+    if not command:
+        assert "numpy" not in loaded
+
+
+def test_every_public_name_imports() -> None:
+    for name in mcnemar.__all__:
+        assert getattr(mcnemar, name) is not None
+    namespace: dict[str, object] = {}
+    exec("from mcnemar import *", namespace)
+    assert set(mcnemar.__all__) <= set(namespace)
+    from mcnemar import PairedTable
+    from mcnemar.table import PairedTable as Direct
+
+    assert PairedTable is Direct
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        _ = mcnemar.nope  # type: ignore[attr-defined]
