@@ -25,6 +25,7 @@ from mcnemar._report_words import EXACT_BELOW
 from mcnemar.errors import McNemarError
 from mcnemar.inference import check_alternative, pvalues, unpaired_ztest
 from mcnemar.table import _MAX_COUNT as MAX_ITEMS
+from mcnemar.validation import check_open_unit
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -43,18 +44,7 @@ _LEVEL_EXAMPLES = {"alpha": "0.05", "confidence_level": "0.95 for 95%", "power":
 
 def check_level(name: str, value: Any) -> float:
     """A number strictly between 0 and 1, with a hint when a percentage was given."""
-    example = _LEVEL_EXAMPLES.get(name, "0.5")
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise McNemarError(
-            f"{name} must be a number strictly between 0 and 1 (e.g. {example}), got {value!r}"
-        )
-    v = float(value)
-    if not (0.0 < v < 1.0):
-        hint = f"; for {v:g}% give {v / 100:g}" if 2.0 <= v < 100.0 else ""
-        raise McNemarError(
-            f"{name} must be strictly between 0 and 1 (e.g. {example}), got {value!r}{hint}"
-        )
-    return v
+    return check_open_unit(value, name, example=_LEVEL_EXAMPLES.get(name))
 
 
 def check_names(names: Any) -> tuple[str, str]:
@@ -64,11 +54,13 @@ def check_names(names: Any) -> tuple[str, str]:
         or len(names) != 2
         or not all(isinstance(x, str) and clean_name(x) for x in names)
     ):
-        raise McNemarError(f"names must be two non-empty strings (A, B), got {names!r}")
+        raise McNemarError(f"names must be two non-empty strings (A, B), got {names!r}",
+                           argument="names")
     clean = (clean_name(names[0]), clean_name(names[1]))
     if clean[0] == clean[1]:
         raise McNemarError(
-            f"names must differ so that the report can say which did better, got {names!r}"
+            f"names must differ so that the report can say which did better, got {names!r}",
+            argument="names",
         )
     return clean
 
