@@ -11,10 +11,14 @@ import numpy.typing as npt
 from scipy import special
 
 from mcnemar.planning._kernel import (
-    _conditional_power,
     _connor_mde,
+    _element_chunks,
     _flat_weights,
+    _log_pmf_at,
     _path_plan,
+    _path_sum,
+    _PathPlan,
+    _PmfBase,
     _regions,
     _tail_alpha,
     _z_alpha,
@@ -34,8 +38,89 @@ FloatArray = npt.NDArray[np.float64]
 
 _LARGEST_BELOW_ONE = float(np.nextafter(1.0, 0.0))
 
+# A tail's point probabilities are moved from those at a reference p (see _MovedTail) while
+# every m of the table's window keeps m |p - p_r| / p_r and m |q - q_r| / q_r at most this:
+# the rounding error of the move is then about 4 eps times it, 1.4e-14 relative, the size of
+# the path's own error; beyond it they are evaluated afresh and become the new reference.
+_MOVE_REACH = 16.0
+
+
+# (element, m) pairs solved together: the dozens of temporaries of a search step stay in the
+# processor's cache (the search costs about half as much as with all elements at once).
+_SOLVE_PAIRS = 1 << 15
+
+
+class _MovedTail:
+    """The logs of the steps of one tail's power sum, P(Bin(m, p) >= m - j), along the path of
+    the detectable-difference search, for one p per table (each table a segment of the path).
+
+    The point probabilities at p follow from those at a reference p_r of the same table by
+        log P(X = x; m, p) = log P(X = x; m, p_r) + x log(p/p_r) + (m - x) log(q/q_r),
+    with the logs of the ratios as log1p of the relative changes: two multiply-adds per point
+    instead of the saddle-point form (:func:`_log_pmf_at`, two deviance terms), which gives
+    the reference values. The search moves by less and less, so after its first steps every
+    evaluation is a move; one far from the reference is computed afresh.
+    """
+
+    def __init__(self, plan: _PathPlan, seg: npt.NDArray[np.intp], reach: FloatArray) -> None:
+        self.plan = plan
+        self.seg = seg
+        self.reach = reach
+        self.ref_p = np.full(reach.size, np.nan)
+        self.ref_q = np.full(reach.size, np.nan)
+        self.ref = np.full(seg.size, -np.inf)
+        self.rest = plan.base.n - plan.base.x
+
+    def log_steps(self, p: FloatArray, q: FloatArray) -> FloatArray:
+        """log of (p or q) P(X = x) at every point of the path, for p, q = 1 - p per table."""
+        seg, base = self.seg, self.plan.base
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rel_p = (p - self.ref_p) / self.ref_p
+            rel_q = (q - self.ref_q) / self.ref_q
+            near = (
+                (p > 0) & (q > 0)
+                & (self.reach * np.abs(rel_p) <= _MOVE_REACH)
+                & (self.reach * np.abs(rel_q) <= _MOVE_REACH)
+            )
+        far = ~near
+        if far.any():
+            rows = far[seg]
+            if rows.all():
+                self.ref = _log_pmf_at(base, p[seg], q[seg])
+            else:
+                sub = _PmfBase(*(f[rows] for f in base))
+                self.ref[rows] = _log_pmf_at(sub, p[seg][rows], q[seg][rows])
+            interior = (p > 0) & (q > 0)
+            self.ref_p = np.where(far, np.where(interior, p, np.nan), self.ref_p)
+            self.ref_q = np.where(far, np.where(interior, q, np.nan), self.ref_q)
+        with np.errstate(divide="ignore"):
+            log_p, log_q = np.log(p), np.log(q)
+        log_coef = np.where(self.plan.kept, log_p[seg], log_q[seg])
+        if not near.any():
+            return log_coef + self.ref
+        move_p = np.where(near, np.log1p(np.where(near, rel_p, 0.0)), 0.0)
+        move_q = np.where(near, np.log1p(np.where(near, rel_q, 0.0)), 0.0)
+        out: FloatArray = log_coef + (self.ref + base.x * move_p[seg] + self.rest * move_q[seg])
+        return out
+
 
 def _solve_theta(
+    n: FloatArray, psi: FloatArray, target: float, alpha: float, alternative: str, method: str,
+    start: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`_solve_chunk` for groups of elements of at most _CHUNK_PAIRS (element, m) pairs,
+    whose temporaries stay in the processor's cache (every element is solved on its own, so
+    the grouping does not change its result)."""
+    theta = np.empty(n.size)
+    p_top = np.empty(n.size)
+    for part in _element_chunks(n, psi, _SOLVE_PAIRS):
+        theta[part], p_top[part] = _solve_chunk(
+            n[part], psi[part], target, alpha, alternative, method, start[part]
+        )
+    return theta, p_top
+
+
+def _solve_chunk(
     n: FloatArray, psi: FloatArray, target: float, alpha: float, alternative: str, method: str,
     start: FloatArray,
 ) -> tuple[FloatArray, FloatArray]:
@@ -52,13 +137,26 @@ def _solve_theta(
     seg, m, w, starts = _flat_weights(n, psi)
     j = _regions(m, tail, method)
     z_target = float(special.ndtri(target))
-    # The path of the power sum and its theta-free parts, once for the whole search.
-    plan = _path_plan(m, m - j, starts) if m.size else None
+    # The path of the power sum and its theta-free parts, once for the whole search; both
+    # tails walk it (the lower region X <= j is m - X >= m - j with m - X ~ Bin(m, 1 - theta)).
+    k = m - j
+    plan = _path_plan(m, k, starts) if m.size else None
+    if plan is not None:
+        reach = np.zeros(n.size)
+        np.maximum.at(reach, seg, m)
+        tails = [_MovedTail(plan, seg, reach) for _ in range(2 if two_sided else 1)]
+        anchor_seg = seg[plan.idx]
 
     def probit_gap(theta: FloatArray) -> FloatArray:
-        th = theta[seg]
-        cp = _conditional_power(m, j, th, 1.0 - th, two_sided, starts, plan)
-        pw = np.bincount(seg, weights=w * cp, minlength=n.size)
+        pw: FloatArray = np.zeros(n.size)
+        if plan is not None:
+            theta_c = 1.0 - theta
+            cp = _path_sum(plan, m, k, theta[anchor_seg], tails[0].log_steps(theta, theta_c))
+            if two_sided:
+                cp = cp + _path_sum(
+                    plan, m, k, theta_c[anchor_seg], tails[1].log_steps(theta_c, theta)
+                )
+            pw = np.asarray(np.bincount(seg, weights=w * cp, minlength=n.size), np.float64)
         out: FloatArray = special.ndtri(np.clip(pw, 1e-300, _LARGEST_BELOW_ONE)) - z_target
         return out
 

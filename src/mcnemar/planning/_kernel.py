@@ -166,7 +166,16 @@ def _path_sf(
     if plan is None:
         plan = _path_plan(m, k, starts)
     log_coef = np.where(plan.kept, _safe_log(p), _safe_log(q))
-    delta = np.exp(log_coef + _log_pmf_at(plan.base, p, q))
+    p_anchor = p[plan.idx] if np.ndim(p) else p
+    return _path_sum(plan, m, k, p_anchor, log_coef + _log_pmf_at(plan.base, p, q))
+
+
+def _path_sum(
+    plan: _PathPlan, m: FloatArray, k: FloatArray, p_anchor: Any, log_step: FloatArray
+) -> FloatArray:
+    """The running sums of :func:`_path_sf` from the logs of its steps (p or q times the point
+    probability of ``plan.base``), restarted at the exact anchors (``p_anchor``: p there)."""
+    delta = np.exp(log_step)
     delta = np.where(plan.kept, delta, -delta)
     idx = plan.idx
     delta[idx] = 0.0
@@ -176,7 +185,7 @@ def _path_sf(
     grid = np.zeros((idx.size, plan.width))
     grid[plan.block, plan.offset] = delta
     running = np.cumsum(grid, axis=1)[plan.block, plan.offset]
-    exact = _binom_sf(k[idx], m[idx], p[idx] if np.ndim(p) else p)
+    exact = _binom_sf(k[idx], m[idx], p_anchor)
     out: FloatArray = np.clip(exact[plan.block] + running, 0.0, 1.0)
     return out
 
@@ -380,8 +389,8 @@ def _regions(m: FloatArray, tail_alpha: float, method: str) -> FloatArray:
     return out
 
 
-def _element_chunks(n: FloatArray, psi: FloatArray) -> list[slice]:
-    """Consecutive groups of elements whose windows hold at most _CHUNK_PAIRS values of m.
+def _element_chunks(n: FloatArray, psi: FloatArray, limit: int = _CHUNK_PAIRS) -> list[slice]:
+    """Consecutive groups of elements whose windows hold at most ``limit`` values of m.
 
     Working chunk by chunk keeps the temporaries of the flat layout in cache and bounds the
     memory of a long power curve; a single window larger than the limit is its own chunk.
@@ -392,7 +401,7 @@ def _element_chunks(n: FloatArray, psi: FloatArray) -> list[slice]:
     start = 0
     while start < n.size:
         base = ends[start - 1] if start else 0.0
-        stop = int(np.searchsorted(ends, base + _CHUNK_PAIRS, side="right"))
+        stop = int(np.searchsorted(ends, base + limit, side="right"))
         stop = max(stop, start + 1)
         chunks.append(slice(start, stop))
         start = stop
