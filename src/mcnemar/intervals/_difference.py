@@ -216,6 +216,34 @@ def _melded_tail(
 _EXACT_RTOL: Final = 1e-12
 
 
+def _melded_probe(
+    x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray, side: float
+) -> FloatArray:
+    """A point a little beyond the melded upper limit U on its side of 0 (side 1: U > 0).
+
+    Bonett and Price's upper limit with x for b and m - x for c, moved away from 0 by a quarter
+    of itself and half its standard error; only a starting point (the root is bracketed on
+    whichever side of it the melded tail says), kept strictly inside (-1, 1).
+    """
+    n2 = n + 2.0
+    p12 = (x + 1.0) / n2
+    p21 = (m - x + 1.0) / n2
+    se = np.sqrt(np.maximum(p12 + p21 - (p12 - p21) ** 2, 0.0) / n2)
+    guess = p12 - p21 + special.ndtri(1.0 - alpha) * se
+    if side > 0:
+        probe = np.maximum(guess, 0.0) + 0.1 * np.abs(guess) + 0.25 * se
+    else:
+        probe = np.minimum(guess, 0.0) - 0.1 * np.abs(guess) - 0.25 * se
+    out: FloatArray = np.clip(probe, -1.0 + _PROBE_EDGE, 1.0 - _PROBE_EDGE)
+    out = np.where(out == 0.0, side * _PROBE_EDGE, out)
+    return out
+
+
+# The probe stays this far inside (-1, 1) and away from 0; it is used only from _PROBE_FROM.
+_PROBE_EDGE = 2.0**-30
+_PROBE_FROM = 1e-3
+
+
 def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray) -> FloatArray:
     """Upper limit of Fay & Lumbard's interval: solves P(T(2 B_U - 1) >= U) = alpha (N > 0)."""
     upper = np.empty_like(x)
@@ -272,15 +300,30 @@ def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray
         zero = np.zeros(sel.size)
         f_zero = _normal_score_gap(p0[sel], al)
         f_one = np.full(sel.size, -np.inf if side > 0 else np.inf)
+        # One evaluation at a point just beyond a Wald-type guess splits the bracket [0, 1] (or
+        # [-1, 0]): usually the root lies between 0 and the probe, where the normal-score gap is
+        # finite at both ends and nearly linear, so the secant steps converge at once.
+        # Only where the limit is far from 0: closer to it the absolute tolerance (1e-17) is
+        # what ends the search, and the limit found would depend on the path to it.
+        probe = _melded_probe(xs, ms, n[sel], al, side)
+        probed = np.abs(probe) >= _PROBE_FROM
+        f_probe = np.zeros(sel.size)
+        f_probe[probed] = excess(probe[probed], np.flatnonzero(probed))
+        # The old bracket [0, 1] (or [-1, 0]) where not probed; else its part beyond the probe
+        # or the part between 0 and the probe, whichever holds the root.
+        beyond = probed & (f_probe * side > 0)
+        between = probed & ~beyond
         if side > 0:
-            root = _find_root(
-                excess, zero, np.ones(sel.size), f_zero, f_one, atol=1e-17, rtol=_EXACT_RTOL
-            )
+            lo = np.where(beyond, probe, zero)
+            hi = np.where(between, probe, 1.0)
+            f_lo = np.where(beyond, f_probe, f_zero)
+            f_hi = np.where(between, f_probe, f_one)
         else:
-            root = _find_root(
-                excess, -np.ones(sel.size), zero, f_one, f_zero, atol=1e-17, rtol=_EXACT_RTOL
-            )
-        upper[sel] = root
+            lo = np.where(between, probe, -1.0)
+            hi = np.where(beyond, probe, zero)
+            f_lo = np.where(between, f_probe, f_one)
+            f_hi = np.where(beyond, f_probe, f_zero)
+        upper[sel] = _find_root(excess, lo, hi, f_lo, f_hi, atol=1e-17, rtol=_EXACT_RTOL)
     return upper
 
 
