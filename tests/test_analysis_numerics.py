@@ -57,7 +57,8 @@ def test_moved_point_probabilities_against_mpmath(n: int, psi: float) -> None:
         for _ in range(8):
             p, q = (1.0 - theta, theta) if lower else (theta, 1.0 - theta)
             before = tail.ref_p.copy()
-            got = tail.log_steps(np.array([p]), np.array([q]))
+            log_coef, log_pmf = tail.log_steps(np.array([p]), np.array([q]))
+            got = log_coef + log_pmf
             moves += bool(np.array_equal(before, tail.ref_p, equal_nan=True))
             fresh = np.where(plan.kept, np.log(p), np.log(q)) + kern._log_pmf_at(
                 plan.base, np.full(m.size, p), np.full(m.size, q)
