@@ -51,13 +51,14 @@ def test_moved_point_probabilities_against_mpmath(n: int, psi: float) -> None:
     reach = np.array([m.max()])
     rng = np.random.default_rng(5)
     for lower in (False, True):
-        tail = det._MovedTail(plan, seg, reach)
+        tail = det._MovedTail(plan.base, seg, reach)
         theta = 0.5 + 2.0 / math.sqrt(m.max())
         moves = 0
         for _ in range(8):
             p, q = (1.0 - theta, theta) if lower else (theta, 1.0 - theta)
             before = tail.ref_p.copy()
-            log_coef, log_pmf = tail.log_steps(np.array([p]), np.array([q]))
+            log_pmf = tail.log_pmf(np.array([p]), np.array([q]))
+            log_coef = np.where(plan.kept, np.log(p), np.log(q))
             got = log_coef + log_pmf
             moves += bool(np.array_equal(before, tail.ref_p, equal_nan=True))
             fresh = np.where(plan.kept, np.log(p), np.log(q)) + kern._log_pmf_at(

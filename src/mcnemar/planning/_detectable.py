@@ -15,11 +15,10 @@ from mcnemar.planning._kernel import (
     _connor_mde,
     _element_chunks,
     _flat_weights,
-    _log_pmf,
     _log_pmf_at,
     _path_plan,
     _path_sum,
-    _PathPlan,
+    _pmf_base,
     _PmfBase,
     _regions,
     _tail_alpha,
@@ -65,19 +64,18 @@ class _MovedTail:
     evaluation is a move; one far from the reference is computed afresh.
     """
 
-    def __init__(self, plan: _PathPlan, seg: npt.NDArray[np.intp], reach: FloatArray) -> None:
-        self.plan = plan
+    def __init__(self, base: _PmfBase, seg: npt.NDArray[np.intp], reach: FloatArray) -> None:
+        self.base = base
         self.seg = seg
         self.reach = reach
         self.ref_p = np.full(reach.size, np.nan)
         self.ref_q = np.full(reach.size, np.nan)
         self.ref = np.full(seg.size, -np.inf)
-        self.rest = plan.base.n - plan.base.x
+        self.rest = base.n - base.x
 
-    def log_steps(self, p: FloatArray, q: FloatArray) -> tuple[FloatArray, FloatArray]:
-        """At every point of the path, for p, q = 1 - p per table: log of the step's factor
-        (p where the threshold is kept, q where it rises) and log P(X = x)."""
-        seg, base = self.seg, self.plan.base
+    def log_pmf(self, p: FloatArray, q: FloatArray) -> FloatArray:
+        """log P(X = x) at the points (x, n) of ``base``, for p, q = 1 - p per table."""
+        seg, base = self.seg, self.base
         with np.errstate(invalid="ignore", divide="ignore"):
             rel_p = (p - self.ref_p) / self.ref_p
             rel_q = (q - self.ref_q) / self.ref_q
@@ -97,15 +95,12 @@ class _MovedTail:
             interior = (p > 0) & (q > 0)
             self.ref_p = np.where(far, np.where(interior, p, np.nan), self.ref_p)
             self.ref_q = np.where(far, np.where(interior, q, np.nan), self.ref_q)
-        with np.errstate(divide="ignore"):
-            log_p, log_q = np.log(p), np.log(q)
-        log_coef = np.where(self.plan.kept, log_p[seg], log_q[seg])
         if not near.any():
-            return log_coef, self.ref
+            return self.ref
         move_p = np.where(near, np.log1p(np.where(near, rel_p, 0.0)), 0.0)
         move_q = np.where(near, np.log1p(np.where(near, rel_q, 0.0)), 0.0)
-        log_pmf: FloatArray = self.ref + base.x * move_p[seg] + self.rest * move_q[seg]
-        return log_coef, log_pmf
+        out: FloatArray = self.ref + base.x * move_p[seg] + self.rest * move_q[seg]
+        return out
 
 
 def _solve_theta(
@@ -150,9 +145,16 @@ def _solve_chunk(
     if plan is not None:
         reach = np.zeros(n.size)
         np.maximum.at(reach, seg, m)
-        tails = [_MovedTail(plan, seg, reach) for _ in range(2 if two_sided else 1)]
-        anchor_seg = seg[plan.idx]
-        k_anchor, m_anchor = k[plan.idx], m[plan.idx]
+        # The points (k - 1, m - 1): the path's own points (x, m_prev) of its steps, and at the
+        # anchors (which take no step) the points the derivative of the power needs there,
+        # d/dtheta P(Bin(m, theta) >= k) = m P(Bin(m - 1, theta) = k - 1).
+        anchors = plan.idx
+        points = _PmfBase._make(f.copy() for f in plan.base)
+        at_anchors = _pmf_base(k[anchors] - 1.0, m[anchors] - 1.0)
+        for field, value in zip(points, at_anchors, strict=True):
+            field[anchors] = value
+        tails = [_MovedTail(points, seg, reach) for _ in range(2 if two_sided else 1)]
+        anchor_seg = seg[anchors]
 
     def probit_gap(theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Probit of the power minus the target's, and its derivative in theta."""
@@ -162,14 +164,14 @@ def _solve_chunk(
             theta_c = 1.0 - theta
             for tail, p, q, sign in ((tails[0], theta, theta_c, 1.0),
                                      (tails[-1], theta_c, theta, -1.0))[: 2 if two_sided else 1]:
-                log_coef, log_pmf = tail.log_steps(p, q)
+                log_pmf = tail.log_pmf(p, q)
+                with np.errstate(divide="ignore"):
+                    log_p, log_q = np.log(p), np.log(q)
+                # the step's factor: p where the threshold is kept, q where it rises (the
+                # anchors' steps are not taken)
+                log_coef = np.where(plan.kept, log_p[seg], log_q[seg])
                 cp = _path_sum(plan, m, k, p[anchor_seg], log_coef + log_pmf)
-                # d/dtheta P(Bin(m, theta) >= k) = m P(Bin(m - 1, theta) = k - 1): the path's
-                # point probabilities, except at the anchors (whose points belong to no step)
-                lp = log_pmf.copy()
-                lp[plan.idx] = _log_pmf(k_anchor - 1.0, m_anchor - 1.0, p[anchor_seg],
-                                        q[anchor_seg])
-                grad = np.where(m > 0, m * np.exp(lp), 0.0)
+                grad = m * np.exp(log_pmf)
                 pw = pw + np.bincount(seg, weights=w * cp, minlength=n.size)
                 slope = slope + sign * np.bincount(seg, weights=w * grad, minlength=n.size)
         z = special.ndtri(np.clip(pw, 1e-300, _LARGEST_BELOW_ONE))
