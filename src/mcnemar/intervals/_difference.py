@@ -115,6 +115,38 @@ def _tango_statistic(delta0: FloatArray, b: FloatArray, c: FloatArray, n: FloatA
 _EDGE = 2.0**-40
 
 
+def _tango_probe(
+    excess: Any, probe: FloatArray, centre: FloatArray, f_centre: FloatArray, edge: float
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, NDArray[np.bool_]]:
+    """The search bracket of one Tango limit: its far end and the excess there, its near end
+    and the excess there, and whether the limit is inside (-1, 1) at all.
+
+    ``excess`` is positive beyond the limit (towards ``edge``, -1 or 1) and ``f_centre`` at
+    ``centre`` (delta_hat). The probe splits [edge, centre] (the edge within _EDGE) where it
+    lies inside; no sign change between the edge and the near end puts the limit at the edge.
+    Limits near 0 (huge N) are not probed: there the absolute tolerance ends the search, and
+    the limit found would depend on the path to it.
+    """
+    size = centre.size
+    far = np.full(size, edge - np.copysign(_EDGE, edge))
+    f_far = np.full(size, np.nan)
+    near, f_near = centre.copy(), f_centre.copy()
+    probed = np.flatnonzero(
+        np.isfinite(probe) & ((probe - centre) * edge > 0) & ((far - probe) * edge > 0)
+        & (np.abs(probe) >= _PROBE_FROM)
+    )
+    if probed.size:
+        f_probe = excess(probe[probed], probed)
+        beyond = f_probe > 0
+        hit, short = probed[beyond], probed[~beyond]
+        far[hit], f_far[hit] = probe[hit], f_probe[beyond]
+        near[short], f_near[short] = probe[short], f_probe[~beyond]
+    rest = np.flatnonzero(np.isnan(f_far))
+    if rest.size:
+        f_far[rest] = excess(far[rest], rest)
+    return far, f_far, near, f_near, f_far > 0
+
+
 def _diff_tango(
     a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
 ) -> _Limits:
@@ -124,6 +156,11 @@ def _diff_tango(
     low = np.full_like(delta, -1.0)
     high = np.full_like(delta, 1.0)
 
+    # Wald's limits, moved a tenth of their distance from delta_hat outwards: a probe
+    # usually just beyond Tango's limit, which narrows the bracket to where T is nearly linear.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        half = 1.1 * z * np.sqrt(np.maximum(b + c - (b - c) ** 2 / n, 0.0)) / n
+
     # Lower limit: T(L) = z on (-1, delta_hat); T decreases and T(delta_hat) = 0.
     sel = np.flatnonzero((n > 0) & (delta > -1.0))
     if sel.size:
@@ -132,25 +169,25 @@ def _diff_tango(
         def lower(x: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
             return _tango_statistic(x, bs[idx], cs[idx], ns[idx]) - zs[idx]
 
-        start = np.full(sel.size, -1.0 + _EDGE)
-        all_idx = np.arange(sel.size)
-        f_start = lower(start, all_idx)
-        root = _find_root(lower, start, delta[sel], f_start, -zs, atol=1e-17, rtol=1e-13)
+        lo, f_lo, hi, f_hi, inside = _tango_probe(
+            lower, delta[sel] - half[sel], delta[sel], -zs, -1.0
+        )
+        root = _find_root(lower, lo, hi, f_lo, f_hi, atol=1e-17, rtol=1e-13)
         # No sign change means the whole of (-1, delta_hat] is inside the interval.
-        low[sel] = np.where(f_start > 0, root, -1.0)
+        low[sel] = np.where(inside, root, -1.0)
 
     sel = np.flatnonzero((n > 0) & (delta < 1.0))
     if sel.size:
         bs, cs, ns, zs = b[sel], c[sel], n[sel], z[sel]
 
         def upper(x: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
-            return _tango_statistic(x, bs[idx], cs[idx], ns[idx]) + zs[idx]
+            return -(_tango_statistic(x, bs[idx], cs[idx], ns[idx]) + zs[idx])
 
-        end = np.full(sel.size, 1.0 - _EDGE)
-        all_idx = np.arange(sel.size)
-        f_end = upper(end, all_idx)
-        root = _find_root(upper, delta[sel], end, zs, f_end, atol=1e-17, rtol=1e-13)
-        high[sel] = np.where(f_end < 0, root, 1.0)
+        hi, f_hi, lo, f_lo, inside = _tango_probe(
+            upper, delta[sel] + half[sel], delta[sel], -zs, 1.0
+        )
+        root = _find_root(upper, lo, hi, f_lo, f_hi, atol=1e-17, rtol=1e-13)
+        high[sel] = np.where(inside, root, 1.0)
 
     undefined = n == 0
     low[undefined] = np.nan

@@ -70,25 +70,42 @@ def _tang_limit(
         return np.asarray(sign * t - z[idx], dtype=np.float64)
 
     centre = np.log(estimate)
-    all_idx = np.arange(centre.size)
-    # T(phi) tends to +inf as phi -> 0 and to -inf as phi -> inf; widen the bracket by doubling
-    # steps on the log scale until the sign changes.
-    step = np.ones_like(centre)
-    far = centre - sign * step
-    f_far = excess(far, all_idx)
-    for _ in range(10):
-        short = ~(f_far > 0)
-        if not short.any():
-            break
-        step[short] *= 2.0
-        far[short] = centre[short] - sign * step[short]
-        f_far[short] = excess(far[short], np.flatnonzero(short))
+    near, f_near = centre.copy(), -z.copy()
+    # A probe a tenth beyond the Wald limit on the log scale usually lands just past the root,
+    # where the statistic is nearly linear: then [probe, centre] is the bracket.
+    with np.errstate(divide="ignore", invalid="ignore"):
+        probe = centre - sign * 1.1 * z * np.sqrt((b + c) / ((a + b) * (a + c)))
+    probed = np.flatnonzero(np.isfinite(probe) & (probe != centre))
+    f_probe = excess(probe[probed], probed) if probed.size else np.zeros(0)
+    hit = np.zeros(centre.size, dtype=bool)
+    hit[probed[f_probe > 0]] = True
+    far = np.where(hit, probe, np.nan)
+    f_far = np.full(centre.size, np.nan)
+    f_far[probed[f_probe > 0]] = f_probe[f_probe > 0]
+    # Elsewhere: T(phi) tends to +inf as phi -> 0 and to -inf as phi -> inf; widen the bracket
+    # by doubling steps on the log scale from 1 until the sign changes.
+    rest = np.flatnonzero(~hit)
+    if rest.size:
+        step = np.ones(rest.size)
+        far[rest] = centre[rest] - sign * step
+        f_far[rest] = excess(far[rest], rest)
+        for _ in range(10):
+            short = ~(f_far[rest] > 0)
+            if not short.any():
+                break
+            step[short] *= 2.0
+            far[rest[short]] = centre[rest[short]] - sign * step[short]
+            f_far[rest[short]] = excess(far[rest[short]], rest[short])
+        # a probe short of the root between the centre and the far end is the near end
+        missed = probed[f_probe <= 0]
+        between = (probe[missed] - far[missed]) * sign > 0
+        near[missed[between]] = probe[missed[between]]
+        f_near[missed[between]] = f_probe[f_probe <= 0][between]
     found = f_far > 0
-    f_centre = -z.copy()
     if lower:
-        root = _find_root(excess, far, centre, f_far, f_centre, atol=1e-14)
+        root = _find_root(excess, far, near, f_far, f_near, atol=1e-14)
     else:
-        root = _find_root(excess, centre, far, f_centre, f_far, atol=1e-14)
+        root = _find_root(excess, near, far, f_near, f_far, atol=1e-14)
     limit = np.exp(root)
     limit[~found] = 0.0 if lower else np.inf
     return np.asarray(limit, dtype=np.float64)
