@@ -357,21 +357,21 @@ def _records_by_block(
     from the first line of that block, the ones not counted here).
     """
     decode = _DECODER.raw_decode
-    buffer = bytearray()
+    pending: list[bytes] = []  # the start of a line that goes on in the next read
     number = 0  # lines read so far
     while True:
         chunk = handle.read(_BLOCK)
         if chunk:
-            start = len(buffer)
-            buffer += chunk
-            cut = buffer.rfind(b"\n", start) + 1
+            cut = chunk.rfind(b"\n") + 1
             if cut == 0:
-                continue  # no complete line yet
-            data = bytes(buffer[:cut])
-            del buffer[:cut]
-        elif buffer:
-            data = bytes(buffer)
-            buffer.clear()
+                pending.append(chunk)  # no complete line yet
+                continue
+            # (a whole chunk ending in a newline, e.g. a small file, is used without a copy)
+            data = b"".join([*pending, chunk[:cut]]) if pending else chunk[:cut]
+            pending = [chunk[cut:]] if cut < len(chunk) else []
+        elif pending:
+            data = b"".join(pending)
+            pending = []
         else:
             return None
         first = number + 1
