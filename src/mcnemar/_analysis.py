@@ -231,15 +231,20 @@ def _subset_intervals(
     fn: Any, methods: tuple[str, ...], where: BoolArray, cells: tuple[IntArray, ...], level: float
 ) -> dict[str, tuple[FloatArray, FloatArray]]:
     """Each method's interval for the tables ``where`` is True (one call per method), NaN
-    elsewhere."""
+    elsewhere.
+
+    ``fn(method, *cells, levels)`` is the part of an interval function that runs after its
+    checks (the counts here are validated already), on flat float64 arrays.
+    """
     size = where.size
     idx = np.flatnonzero(where)
     out = {}
+    sub = tuple(x[idx].astype(np.float64) for x in cells)
+    levels = np.full(idx.size, level)
     for m in methods:
         low, high = _nan(size), _nan(size)
         if idx.size:
-            ci = fn(*(x[idx] for x in cells), confidence_level=level, method=m)
-            low[idx], high[idx] = ci.low, ci.high
+            low[idx], high[idx] = fn(m, *sub, levels)
         out[m] = (low, high)
     return out
 
@@ -262,6 +267,9 @@ def compute(
     is False).
     """
     from mcnemar import intervals as iv
+    from mcnemar.intervals._difference import _difference_limits
+    from mcnemar.intervals._odds_ratio import _odds_ratio_limits
+    from mcnemar.intervals._ratio import _ratio_limits
     from mcnemar.planning import minimum_detectable_effect
 
     opts = options
@@ -282,7 +290,7 @@ def compute(
     odds = _nan(size)
     if has_or.any():
         odds[has_or] = iv.odds_ratio_estimate(b[has_or], c[has_or])
-    or_ci = _subset_intervals(iv.odds_ratio_interval, ODDS_RATIO_SHOWN, has_or, (b, c), level)
+    or_ci = _subset_intervals(_odds_ratio_limits, ODDS_RATIO_SHOWN, has_or, (b, c), level)
 
     has_diff = has_n & (n > 0)
     cells = (a, b, c, d)
@@ -296,9 +304,9 @@ def compute(
         z, p = unpaired_ztest(*sub, alternative=alt)
         uz[idx], up[idx] = z, p
         ulog[idx] = unpaired_log10(np.asarray(z, dtype=np.float64), alt)
-    diff_ci = _subset_intervals(iv.difference_interval, iv.DIFFERENCE_METHODS, has_diff, cells,
+    diff_ci = _subset_intervals(_difference_limits, iv.DIFFERENCE_METHODS, has_diff, cells,
                                 level)
-    ratio_ci = _subset_intervals(iv.ratio_interval, RATIO_SHOWN, has_diff, cells, level)
+    ratio_ci = _subset_intervals(_ratio_limits, RATIO_SHOWN, has_diff, cells, level)
 
     # The detectable difference: one solve over all tables per power method. The exact power
     # sum costs O(sqrt(D)); beyond a million discordant items Connor's normal approximation

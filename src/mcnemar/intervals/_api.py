@@ -1,5 +1,5 @@
-"""What the functions of the whole table share: their typed signatures, the run of an interval
-method over broadcast tables, the log-scale Wald interval of a ratio and the (0, inf) answer of
+"""What the functions of the whole table share: their typed signatures, the checks of an
+interval call, the log-scale Wald interval of a ratio and the (0, inf) answer of
 a ratio the data leave unbounded.
 
 The interval and estimate functions return Python floats for scalar counts and arrays
@@ -11,7 +11,7 @@ untouched at run time.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, Protocol, cast, overload
 
 import numpy as np
@@ -19,11 +19,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from mcnemar.intervals._inputs import (
     _check_method,
-    _DifferenceMethod,
     _Limits,
     _prepare,
     _Scalar,
-    _z,
 )
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 
@@ -64,23 +62,25 @@ def table_estimate(func: Callable[..., Any]) -> TableEstimate:
     return cast(TableEstimate, func)
 
 
-def run_table_method(
+def check_table_call(
     methods: tuple[str, ...],
-    implementations: Mapping[str, _DifferenceMethod],
     what: str,
     counts: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike],
     confidence_level: ArrayLike,
     method: object,
-) -> tuple[_Limits, FloatArray, tuple[int, ...], bool]:
-    """Check ``method``, broadcast the table and the level, and run the method on every table.
+) -> tuple[
+    str, tuple[FloatArray, FloatArray, FloatArray, FloatArray], FloatArray, tuple[int, ...], bool
+]:
+    """Check ``method``, the table and the level, and broadcast them.
 
-    Returns the limits (flat arrays), N = a + b + c + d, the broadcast shape and whether the
-    input was all scalars (for :func:`mcnemar.intervals._inputs._finish`).
+    Returns the method's name, the flat float64 cells a, b, c, d, the flat levels, the
+    broadcast shape and whether the input was all scalars (for
+    :func:`mcnemar.intervals._inputs._finish`). What follows runs on checked arrays only, so a
+    caller that has checked them itself (a report) starts there.
     """
     name = _check_method(method, methods, what)
     (a, b, c, d), level, shape, scalar = _prepare(("a", "b", "c", "d"), counts, confidence_level)
-    limits = implementations[name](a, b, c, d, _z(level), level)
-    return limits, a + b + c + d, shape, scalar
+    return name, (a, b, c, d), level, shape, scalar
 
 
 def log_wald(estimate: FloatArray, se: FloatArray, z: FloatArray) -> _Limits:

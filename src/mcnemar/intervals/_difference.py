@@ -8,8 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from mcnemar.intervals._api import run_table_method, table_interval
-from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
+from mcnemar.intervals._api import check_table_call, table_interval
+from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits, _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _find_root,
@@ -499,16 +499,23 @@ def difference_interval(
     >>> low.round(4), high.round(4)
     (array([ 0.0273, -0.1184]), array([ 0.1127, -0.0058]))
     """
-    (low, high), n, shape, scalar = run_table_method(
-        DIFFERENCE_METHODS, _DIFFERENCE_IMPL, "difference", (a, b, c, d), confidence_level,
-        method,
+    name, cells, level, shape, scalar = check_table_call(
+        DIFFERENCE_METHODS, "difference", (a, b, c, d), confidence_level, method
     )
+    return _finish(*_difference_limits(name, *cells, level), shape, scalar)
+
+
+def _difference_limits(
+    method: str, a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, level: FloatArray
+) -> _Limits:
+    """The limits of :func:`difference_interval` for checked flat float64 cells and levels."""
+    low, high = _DIFFERENCE_IMPL[method](a, b, c, d, _z(level), level)
     low = np.clip(low, -1.0, 1.0)
     high = np.clip(high, -1.0, 1.0)
     # Without items there is no difference to estimate, whatever a method's pseudo-counts say.
-    empty = n == 0
+    empty = a + b + c + d == 0
     low[empty] = np.nan
     high[empty] = np.nan
-    return _finish(low, high, shape, scalar)
+    return low, high
 
 

@@ -163,16 +163,20 @@ def odds_ratio_interval(
     """
     name = _check_method(method, ODDS_RATIO_METHODS, "odds ratio")
     (bb, cc), level, shape, scalar = _prepare(("b", "c"), (b, c), confidence_level)
+    return _finish(*_odds_ratio_limits(name, bb, cc, level), shape, scalar)
+
+
+def _odds_ratio_limits(method: str, b: FloatArray, c: FloatArray, level: FloatArray) -> _Limits:
+    """The limits of :func:`odds_ratio_interval` for checked flat float64 counts and levels."""
     alpha = (1.0 - level) / 2.0
-    if name == "exact":
-        low, high = _or_exact(bb, cc, alpha)
-    elif name == "midp":
-        low, high = _or_midp(bb, cc, alpha)
-    elif name == "wilson":
-        low, high = _or_wilson(bb, cc, _z(level))
+    if method == "exact":
+        low, high = _or_exact(b, c, alpha)
+    elif method == "midp":
+        low, high = _or_midp(b, c, alpha)
+    elif method == "wilson":
+        low, high = _or_wilson(b, c, _z(level))
     else:
-        low, high = _or_wald(bb, cc, _z(level), 1.0 if name == "wald-laplace" else 0.0)
-    low, high = unbounded_where(
-        np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64), bb + cc == 0
+        low, high = _or_wald(b, c, _z(level), 1.0 if method == "wald-laplace" else 0.0)
+    return unbounded_where(
+        np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64), b + c == 0
     )
-    return _finish(low, high, shape, scalar)

@@ -7,8 +7,8 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from mcnemar.intervals._api import log_wald, run_table_method, table_interval, unbounded_where
-from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits
+from mcnemar.intervals._api import check_table_call, log_wald, table_interval, unbounded_where
+from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits, _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _find_root,
@@ -286,9 +286,16 @@ def ratio_interval(
     >>> print(ratio_interval(1, 1, 7, 12, method="bonett-price"))
     [0.0677, 0.9227]
     """
-    (low, high), _, shape, scalar = run_table_method(
-        RATIO_METHODS, _RATIO_IMPL, "ratio", (a, b, c, d), confidence_level, method
+    name, cells, level, shape, scalar = check_table_call(
+        RATIO_METHODS, "ratio", (a, b, c, d), confidence_level, method
     )
-    return _finish(low, high, shape, scalar)
+    return _finish(*_ratio_limits(name, *cells, level), shape, scalar)
+
+
+def _ratio_limits(
+    method: str, a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, level: FloatArray
+) -> _Limits:
+    """The limits of :func:`ratio_interval` for checked flat float64 cells and levels."""
+    return _RATIO_IMPL[method](a, b, c, d, _z(level), level)
 
 
