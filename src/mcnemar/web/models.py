@@ -103,6 +103,8 @@ def _fail(kind: str, message: str) -> PydanticCustomError:
 def _whole_count(value: Any, info: ValidationInfo) -> Any:
     # The library's one check of a count (whole, >= 0, at most MAX_COUNT; booleans, text and
     # fractions refused), naming the field; JSON numbers only, so text is refused as such.
+    if type(value) is int and 0 <= value <= MAX_COUNT:
+        return value  # what the check accepts as it is, without its array machinery
     from mcnemar.validation import check_count
 
     return _library_check("mcnemar", check_count, value, info.field_name)
