@@ -248,6 +248,15 @@ def main(argv: list[str] | None = None) -> int:
                   f"{r['failures']:>9}")
         print(f"machine load average (1 min) at the end: {os.getloadavg()[0]:.2f} "
               "(other processes share the cores)")
+        for r in results:
+            # What the CPU time per request allows when the server and the client have the
+            # machine to themselves: an estimate, not a measurement.
+            server = r["server_cpu_ms_per_request"]
+            both = server + r["client_cpu_ms_per_request"]
+            cores = os.cpu_count() or 1
+            ceiling = min(1000 * r["workers"] / server, 1000 * cores / both)
+            print(f"workers {r['workers']}: CPU-bound ceiling on {cores} free cores "
+                  f"~{ceiling:.0f} requests/s ({server:.2f} ms of server CPU per request)")
         best = max((r for r in results if r["workers"] == 2), default=None,
                    key=lambda r: r["requests_per_second"])
         if best is not None:
