@@ -8,13 +8,15 @@
    most 50 us per table; the same blocks, each one vectorized call over all tables; and
    ``to_frame()``.
 
-Each figure is the best of a few repeats (the machine is shared). ``--profile`` adds the
-cProfile listing of both. Usage: ``python benchmarks/bench_analyze.py [--profile]``.
+Each figure is the best of a few repeats (the machine is shared; the load average is printed
+with the figures). ``--profile`` adds the cProfile listing of both. Usage:
+``python benchmarks/bench_analyze.py [--profile]``.
 """
 
 from __future__ import annotations
 
 import cProfile
+import os
 import pstats
 import sys
 import time
@@ -137,7 +139,9 @@ def main(argv: list[str]) -> int:
     profile = "--profile" in argv
     bench_single(profile)
     bench_batch(profile)
-    print(f"\n(python {sys.version.split()[0]}, numpy {np.__version__}; best of repeats)")
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    print(f"\n(python {sys.version.split()[0]}, numpy {np.__version__}; best of repeats; "
+          f"load average {load} on {os.cpu_count()} cores)")
     return 0
 
 
