@@ -123,6 +123,33 @@ def test_detectable_difference_against_mpmath_root(
     assert res.difference == pytest.approx(d_mp, rel=1e-12, abs=0)
 
 
+def test_trimmed_windows_drop_only_the_outer_tails() -> None:
+    # Of each window (already cut where Bernstein's bound allows), the points kept are the m
+    # with P(window start <= M <= m) and P(m <= M <= window end) both at least _TRIM
+    # (M ~ Bin(n, psi); scipy's cdf and sf as the reference); one run of m per table.
+    from scipy import stats
+
+    n = np.array([30.0, 250.0, 5_000.0, 1e6, 4e15])
+    psi = np.array([0.5, 0.1, 0.02, 0.3, 2e-13])
+    full = kern._flat_weights(n, psi)
+    seg, m, _w, starts = det._trimmed(*full)
+    trim = det._TRIM
+    for i in range(n.size):
+        kept = m[seg == i]
+        window = full[1][full[0] == i]
+        assert np.array_equal(kept, np.arange(kept[0], kept[-1] + 1))
+        assert np.flatnonzero(starts)[i] == np.flatnonzero(seg == i)[0]
+        binom = stats.binom(n[i], psi[i])
+        outside_low = binom.cdf(window[0] - 1)
+        outside_high = binom.sf(window[-1])
+        assert binom.cdf(kept[0] - 1) - outside_low < trim * 1.001
+        assert binom.sf(kept[-1]) - outside_high < trim * 1.001
+        if kept[0] > window[0]:  # one point further out would have been kept
+            assert binom.cdf(kept[0]) - outside_low >= trim * 0.999
+        if kept[-1] < window[-1]:
+            assert binom.sf(kept[-1] - 1) - outside_high >= trim * 0.999
+
+
 def test_detectable_difference_does_not_depend_on_the_other_tables() -> None:
     # the search runs over groups of tables; each table's result is its own
     rng = np.random.default_rng(11)

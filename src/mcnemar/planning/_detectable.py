@@ -103,6 +103,32 @@ class _MovedTail:
         return out
 
 
+# Binomial probability of M dropped from each end of a window by _trimmed.
+_TRIM = 2.5e-16
+
+
+def _trimmed(
+    seg: npt.NDArray[np.intp], m: FloatArray, w: FloatArray, starts: npt.NDArray[np.bool_]
+) -> tuple[npt.NDArray[np.intp], FloatArray, FloatArray, npt.NDArray[np.bool_]]:
+    """The windows of :func:`_flat_weights` without their outer points of total probability
+    below _TRIM on each side.
+
+    The windows come from a bound (Bernstein's) that keeps about a sixth more points than the
+    exact tails need; every later step of the search costs in proportion to the points kept.
+    Each window's sums run within it (rows of a padded grid), so a table's points do not
+    depend on the other tables; the mode always stays, and what stays is one run of m.
+    """
+    first = np.flatnonzero(starts)
+    offset = np.arange(m.size) - first[seg]
+    grid = np.zeros((first.size, int(offset.max()) + 1 if m.size else 1))
+    grid[seg, offset] = w
+    left = np.cumsum(grid, axis=1)[seg, offset]
+    right = np.cumsum(grid[:, ::-1], axis=1)[:, ::-1][seg, offset]
+    keep = (left >= _TRIM) & (right >= _TRIM)
+    new_start = keep & (starts | ~np.concatenate(([False], keep[:-1])))
+    return seg[keep], m[keep], w[keep], new_start[keep]
+
+
 def _solve_theta(
     n: FloatArray, psi: FloatArray, target: float, alpha: float, alternative: str, method: str,
     start: FloatArray,
@@ -135,7 +161,7 @@ def _solve_chunk(
     """
     two_sided = alternative == "two-sided"
     tail = _tail_alpha(alpha, alternative)
-    seg, m, w, starts = _flat_weights(n, psi)
+    seg, m, w, starts = _trimmed(*_flat_weights(n, psi))
     j = _regions(m, tail, method)
     z_target = float(special.ndtri(target))
     # The path of the power sum and its theta-free parts, once for the whole search; both
