@@ -128,7 +128,7 @@ FILES = st.tuples(st.lists(lines(), max_size=8), st.sampled_from([b"\n", b"\r\n"
 BLOCKS = st.sampled_from([1, 2, 3, 7, 16, 64, 1 << 20])
 
 
-@settings(max_examples=300, deadline=None,
+@settings(max_examples=150, deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(FILES, BLOCKS)
 def test_iterator_gives_what_json_loads_gives_line_by_line(
@@ -211,3 +211,34 @@ def test_lmeval_metric_values_are_score_to_float_of_each_json_value(tmp_path: Pa
     for g, w in zip(got, want, strict=True):
         assert (math.isnan(g) and w is None) or (g == w and math.copysign(1, g) ==
                                                   math.copysign(1, w))
+
+
+@pytest.mark.parametrize("block", [1, 4, 9, 1 << 20])
+@pytest.mark.parametrize("content", [
+    b'{"a": 1}\n{"a": 2}\n{"a": 3}',  # no hand-over
+    b'{"a": 1}\n\xef\xbb\xbf{"a": 2}\n{"a": 3}\n',  # hand-over at line 2, read to the end
+    b'\n\n{"a": "\xed\xa0\x80"}\r\n{"a": 3}\n\n',
+])
+def test_progress_counts_every_byte_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                         block: int, content: bytes) -> None:
+    from contextlib import contextmanager
+
+    from mcnemar.io import _progress
+
+    counted: list[int] = []
+
+    class Bar:
+        def update(self, n: float = 1) -> None:
+            counted.append(int(n))
+
+    @contextmanager
+    def bar(*args: Any, **kwargs: Any) -> Iterator[Bar]:
+        yield Bar()
+
+    monkeypatch.setattr(_progress, "progress_bar", bar)
+    monkeypatch.setattr(_run, "_BLOCK", block)
+    path = tmp_path / "s.jsonl"
+    path.write_bytes(content)
+    records = list(iter_json_records(path, what="x"))
+    assert [r["a"] for _, r in records][-1] == 3
+    assert sum(counted) == len(content)
