@@ -63,8 +63,10 @@ def _or_exact(b: FloatArray, c: FloatArray, alpha: FloatArray) -> _Limits:
 
 
 def _or_midp(b: FloatArray, c: FloatArray, alpha: FloatArray) -> _Limits:
-    low_b = _midp_lower(b, b + c, alpha)
-    low_c = _midp_lower(c, b + c, alpha)
+    # Both limits in one search (each problem's steps are its own, so the limits are those
+    # of two searches; a single table then pays numpy's cost per call once per step).
+    both = _midp_lower(np.concatenate([b, c]), np.tile(b + c, 2), np.tile(alpha, 2))
+    low_b, low_c = both[: b.size], both[b.size :]
     with np.errstate(divide="ignore", invalid="ignore"):
         return low_b / (1.0 - low_b), (1.0 - low_c) / low_c
 

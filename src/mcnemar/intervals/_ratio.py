@@ -59,15 +59,17 @@ def _tang_limit(
     n: FloatArray,
     z: FloatArray,
     estimate: FloatArray,
-    lower: bool,
+    sign: FloatArray,
 ) -> FloatArray:
-    """One Tang limit, searched on the log scale, for tables with a finite positive estimate."""
-    sign = 1.0 if lower else -1.0
+    """Tang limits, searched on the log scale, for tables with a finite positive estimate:
+    lower limits where ``sign`` is 1, upper ones where it is -1 (each problem's search is its
+    own, so one call for both gives the limits of separate calls)."""
+    lower = sign > 0
 
     def excess(s: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
         # Lower limit: T(phi) - z, positive below the root; upper: -(T(phi) + z), likewise.
         t = _tang_statistic(np.exp(s), a[idx], b[idx], c[idx], n[idx])
-        return np.asarray(sign * t - z[idx], dtype=np.float64)
+        return np.asarray(sign[idx] * t - z[idx], dtype=np.float64)
 
     centre = np.log(estimate)
     near, f_near = centre.copy(), -z.copy()
@@ -87,27 +89,31 @@ def _tang_limit(
     rest = np.flatnonzero(~hit)
     if rest.size:
         step = np.ones(rest.size)
-        far[rest] = centre[rest] - sign * step
+        far[rest] = centre[rest] - sign[rest] * step
         f_far[rest] = excess(far[rest], rest)
         for _ in range(10):
             short = ~(f_far[rest] > 0)
             if not short.any():
                 break
             step[short] *= 2.0
-            far[rest[short]] = centre[rest[short]] - sign * step[short]
+            far[rest[short]] = centre[rest[short]] - sign[rest[short]] * step[short]
             f_far[rest[short]] = excess(far[rest[short]], rest[short])
         # a probe short of the root between the centre and the far end is the near end
         missed = probed[f_probe <= 0]
-        between = (probe[missed] - far[missed]) * sign > 0
+        between = (probe[missed] - far[missed]) * sign[missed] > 0
         near[missed[between]] = probe[missed[between]]
         f_near[missed[between]] = f_probe[f_probe <= 0][between]
     found = f_far > 0
-    if lower:
-        root = _find_root(excess, far, near, f_far, f_near, atol=1e-14)
-    else:
-        root = _find_root(excess, near, far, f_near, f_far, atol=1e-14)
+    root = _find_root(
+        excess,
+        np.where(lower, far, near),
+        np.where(lower, near, far),
+        np.where(lower, f_far, f_near),
+        np.where(lower, f_near, f_far),
+        atol=1e-14,
+    )
     limit = np.exp(root)
-    limit[~found] = 0.0 if lower else np.inf
+    limit[~found] = np.where(lower, 0.0, np.inf)[~found]
     return np.asarray(limit, dtype=np.float64)
 
 
@@ -126,9 +132,10 @@ def _ratio_tang(
     high = np.full_like(estimate, np.inf)
     inner = np.flatnonzero(np.isfinite(estimate) & (estimate > 0))
     if inner.size:
-        args = (a[inner], b[inner], c[inner], n[inner], z[inner], estimate[inner])
-        low[inner] = _tang_limit(*args, lower=True)
-        high[inner] = _tang_limit(*args, lower=False)
+        # both limits in one search: a single table pays numpy's cost per call once per step
+        aa, bb, cc, nn, zz, ee = (np.tile(x[inner], 2) for x in (a, b, c, n, z, estimate))
+        both = _tang_limit(aa, bb, cc, nn, zz, ee, sign=np.repeat([1.0, -1.0], inner.size))
+        low[inner], high[inner] = both[: inner.size], both[inner.size :]
     # With a + c = 0 the statistic reduces to sqrt((a + b)/phi0), so L = (a + b)/z^2 (and,
     # swapped back, U = z^2/(a + b) when a + b = 0 < a + c).
     only_a = (a + c == 0) & (a + b > 0)
