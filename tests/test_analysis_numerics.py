@@ -212,3 +212,38 @@ def test_exact_difference_limits_are_the_mpmath_roots(
         gap = _mp_melded_tail(u, x, m, n) - alpha
         slope = (_mp_melded_tail(u + h, x, m, n) - _mp_melded_tail(u - h, x, m, n)) / (2 * h)
         assert abs(float(gap / slope)) <= 2e-12 * abs(limit) + 2e-14 / abs(float(slope))
+
+
+# ---------------------------------------------------------------------------------------------
+# root finder: a few problems in Python floats, many in arrays
+
+
+@pytest.mark.parametrize(
+    "kind, method",
+    [("difference", "exact"), ("difference", "tango"), ("ratio", "tang"),
+     ("odds_ratio", "midp")],
+)
+def test_one_table_gets_the_limits_it_gets_in_a_batch(kind: str, method: str) -> None:
+    # One table's limits are searched in Python floats (a few problems), a batch's in arrays:
+    # the same IEEE steps, so bit for bit the same limits.
+    from mcnemar.intervals import odds_ratio_interval, ratio_interval
+
+    rng = np.random.default_rng(3)
+    k = 150
+    a, d = rng.integers(0, 400, k), rng.integers(0, 400, k)
+    b, c = rng.integers(0, 60, k), rng.integers(0, 60, k)
+    b[:5], c[:5] = [0, 7, 0, 40, 1], [0, 0, 9, 40, 1]
+    level = rng.choice([0.9, 0.95, 0.99], k)
+    if kind == "odds_ratio":
+        batch = odds_ratio_interval(b, c, confidence_level=level, method=method)
+        alone = [odds_ratio_interval(int(b[i]), int(c[i]), confidence_level=float(level[i]),
+                                     method=method) for i in range(k)]
+    else:
+        fn = difference_interval if kind == "difference" else ratio_interval
+        batch = fn(a, b, c, d, confidence_level=level, method=method)
+        alone = [fn(int(a[i]), int(b[i]), int(c[i]), int(d[i]),
+                    confidence_level=float(level[i]), method=method) for i in range(k)]
+    low = np.array([ci.low for ci in alone])
+    high = np.array([ci.high for ci in alone])
+    np.testing.assert_array_equal(low, batch.low)
+    np.testing.assert_array_equal(high, batch.high)

@@ -47,12 +47,12 @@ def _find_root(
     result = np.where(f_lo == 0, lo, np.where(f_hi == 0, hi, 0.5 * (lo + hi)))
     tight = np.abs(hi - lo) <= atol + rtol * np.maximum(np.abs(lo), np.abs(hi))
     idx = np.flatnonzero(~((f_lo == 0) | (f_hi == 0) | tight))
-    if idx.size == 1:
-        # One table (a report): the same steps in Python floats, without numpy's cost per
-        # call on arrays of one element.
-        i = int(idx[0])
-        result[i] = _find_one_root(
-            f, idx, float(lo[i]), float(hi[i]), float(f_lo[i]), float(f_hi[i]),
+    if 0 < idx.size <= _FEW:
+        # A few problems (the limits of one table, in a report): the same steps in Python
+        # floats, without numpy's cost per call on arrays of a few elements; f is still called
+        # once per step for all of them.
+        result[idx] = _find_few_roots(
+            f, idx, lo[idx].tolist(), hi[idx].tolist(), f_lo[idx].tolist(), f_hi[idx].tolist(),
             atol=atol, rtol=rtol, maxiter=maxiter,
         )
         return result
@@ -89,42 +89,57 @@ def _find_root(
     return result
 
 
-def _find_one_root(
+#: Up to this many problems, :func:`_find_root` iterates in Python floats.
+_FEW = 4
+
+
+def _find_few_roots(
     f: _Objective,
     idx: NDArray[np.intp],
-    a: float,
-    b: float,
-    fa: float,
-    fb: float,
+    a: list[float],
+    b: list[float],
+    fa: list[float],
+    fb: list[float],
     *,
     atol: float,
     rtol: float,
     maxiter: int,
-) -> float:
-    """The iteration of :func:`_find_root` for one problem: the same IEEE operations in the
-    same order on Python floats, so the same root (the tests compare the two)."""
-    widths = (math.inf, math.inf, math.inf)
+) -> list[float]:
+    """The iteration of :func:`_find_root` for a few problems: the same IEEE operations in the
+    same order on Python floats, problem by problem, so the same roots (the tests compare the
+    two); ``f`` is called once per step for the problems still running."""
+    k = len(a)
+    widths = [(math.inf, math.inf, math.inf)] * k
+    active = list(range(k))
     for _ in range(maxiter):
-        left, right = min(a, b), max(a, b)
-        width = right - left
-        tol = 0.5 * (atol + rtol * max(abs(a), abs(b)))
-        try:
-            secant = b - fb * (b - a) / (fb - fa)
-        except ZeroDivisionError:
-            secant = math.nan  # numpy's x/0 is not finite either: a bisection step
-        inside = math.isfinite(secant) and left < secant < right
-        bisect = not inside or width > 0.5 * widths[2]
-        x = 0.5 * (a + b) if bisect else secant
-        x = min(max(x, left + tol), right - tol) if width > 4.0 * tol else 0.5 * (a + b)
-        fx = float(f(np.array([x]), idx)[0])
-        if (math.copysign(1.0, fx) < 0) != (math.copysign(1.0, fb) < 0):
-            fa, a = fb, b
-        elif not bisect:
-            fa = 0.5 * fa
-        b, fb = x, fx
-        widths = (width, widths[0], widths[1])
-        if fx == 0 or abs(b - a) <= 2.0 * tol:
-            return b
+        if not active:
+            break
+        steps = []
+        for i in active:
+            left, right = min(a[i], b[i]), max(a[i], b[i])
+            width = right - left
+            tol = 0.5 * (atol + rtol * max(abs(a[i]), abs(b[i])))
+            try:
+                secant = b[i] - fb[i] * (b[i] - a[i]) / (fb[i] - fa[i])
+            except ZeroDivisionError:
+                secant = math.nan  # numpy's x/0 is not finite either: a bisection step
+            inside = math.isfinite(secant) and left < secant < right
+            bisect = not inside or width > 0.5 * widths[i][2]
+            x = 0.5 * (a[i] + b[i]) if bisect else secant
+            x = min(max(x, left + tol), right - tol) if width > 4.0 * tol else 0.5 * (a[i] + b[i])
+            steps.append((x, bisect, width, tol))
+        values = f(np.array([step[0] for step in steps]), idx[active]).tolist()
+        still = []
+        for i, (x, bisect, width, tol), fx in zip(active, steps, values, strict=True):
+            if (math.copysign(1.0, fx) < 0) != (math.copysign(1.0, fb[i]) < 0):
+                fa[i], a[i] = fb[i], b[i]
+            elif not bisect:
+                fa[i] = 0.5 * fa[i]
+            b[i], fb[i] = x, fx
+            widths[i] = (width, widths[i][0], widths[i][1])
+            if not (fx == 0 or abs(b[i] - a[i]) <= 2.0 * tol):
+                still.append(i)
+        active = still
     return b
 
 
