@@ -30,9 +30,9 @@ binomial proportions. Statistics in Medicine 33:2850-2875.
 Modules
 -------
 ``_result`` the :class:`ConfidenceInterval` type; ``_inputs`` checks and broadcasting of the
-arguments; ``_api`` the typed signatures the functions share, the run of a whole-table method and
-the log-scale Wald interval; ``_roots`` the vectorized root finder, Wilson's limits and what the
-MOVER intervals start from; ``_estimates`` the point estimates and :func:`wilson_interval`;
+arguments; ``_api`` the typed signatures the functions share, the checks of a whole-table call and
+the log-scale Wald interval; ``_roots`` the vectorized root finder (Python floats for a few
+problems), Wilson's limits and what the MOVER intervals start from; ``_estimates`` the point estimates and :func:`wilson_interval`;
 ``_difference``, ``_ratio``, ``_odds_ratio`` the intervals of each effect size and their method
 names.
 """
