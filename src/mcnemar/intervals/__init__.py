@@ -30,11 +30,11 @@ binomial proportions. Statistics in Medicine 33:2850-2875.
 Modules
 -------
 ``_result`` the :class:`ConfidenceInterval` type; ``_inputs`` checks and broadcasting of the
-arguments; ``_api`` the typed signatures the functions share, the checks of a whole-table call and
-the log-scale Wald interval; ``_roots`` the vectorized root finder (Python floats for a few
-problems), Wilson's limits and what the MOVER intervals start from; ``_estimates`` the point estimates and :func:`wilson_interval`;
-``_difference``, ``_ratio``, ``_odds_ratio`` the intervals of each effect size and their method
-names.
+arguments; ``_api`` the typed signatures the functions share, the checks of a whole-table call
+and the log-scale Wald interval; ``_roots`` the vectorized root finder (Python floats for a
+few problems), Wilson's limits and what the MOVER intervals start from; ``_estimates`` the
+point estimates and :func:`wilson_interval`; ``_difference``, ``_ratio``, ``_odds_ratio`` the
+intervals of each effect size and their method names.
 """
 
 # The public API, and the private names (leading _) that other modules, the tests and the
