@@ -46,7 +46,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -126,6 +126,29 @@ def json_fields(obj: Any, *names: str) -> dict[str, Any]:
     {'n': 3, 'p': None, 'method': 'exact'}
     """
     return {name: json_value(getattr(obj, name)) for name in names}
+
+
+class Rendered:
+    """``str()``, ``to_markdown()`` and the notebook's HTML and markdown of a result, drawn by
+    the functions ``text``, ``markdown`` and ``html`` of its renderer module (a result class
+    names it as ``_renderer``; the rendering lives beside, not inside, the numbers)."""
+
+    __slots__ = ()
+    _renderer: ClassVar[Any]
+
+    def __str__(self) -> str:
+        return str(self._renderer.text(self))
+
+    def to_markdown(self) -> str:
+        """The result as GitHub-flavoured markdown (e.g. for a pull-request comment)."""
+        return str(self._renderer.markdown(self))
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def _repr_html_(self) -> str:
+        """A compact HTML table for notebooks, the verdict first."""
+        return str(self._renderer.html(self))
 
 
 def scalar_or_array(x: Any) -> Any:

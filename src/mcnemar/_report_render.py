@@ -7,7 +7,7 @@ margin results); nothing here computes a statistic. The words are those of
 
 from __future__ import annotations
 
-import html
+import html as _html
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -295,9 +295,9 @@ def _recommended_name(report: Report) -> str:
     return report.tests[report.recommended].name
 
 
-def html_report(report: Report) -> str:
+def html(report: Report) -> str:
     """A compact HTML summary for notebooks: the verdict first, then the key numbers."""
-    esc = html.escape
+    esc = _html.escape
     na, nb = report.names
     rows = [
         (

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -31,7 +31,7 @@ from mcnemar._analysis import EXACT_POWER_MAX_D as EXACT_POWER_MAX_D
 from mcnemar._analysis import TEST_ORDER as _TEST_ORDER
 from mcnemar._analysis import Columns, Options, compute, decide
 from mcnemar._format import TITLE_CHARS as TITLE_CHARS
-from mcnemar._format import json_fields
+from mcnemar._format import Rendered, json_fields
 from mcnemar._format import json_value as _plain
 from mcnemar._format import shorten as _short
 from mcnemar._report_words import CLOSE_FACTOR as CLOSE_FACTOR
@@ -139,7 +139,7 @@ class Conclusion:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Report:
+class Report(Rendered):
     """The full analysis of one paired table; see :func:`analyze`.
 
     ``str(report)`` is the text report, :meth:`to_markdown` the markdown, :meth:`to_dict` the
@@ -171,6 +171,8 @@ class Report:
     noninferiority, equivalence : NonInferiorityResult, EquivalenceResult or None
         The tests against a margin (:mod:`mcnemar.margin`), when one was given.
     """
+
+    _renderer: ClassVar[Any] = render
 
     table: PairedTable
     names: tuple[str, str]
@@ -349,19 +351,6 @@ class Report:
         out.update(self.extra)
         return out
 
-    def __str__(self) -> str:
-        return render.text(self)
-
-    def to_markdown(self) -> str:
-        """The report as markdown (e.g. for a pull-request comment)."""
-        return render.markdown(self)
-
-    def _repr_markdown_(self) -> str:
-        return render.markdown(self)
-
-    def _repr_html_(self) -> str:
-        """A compact HTML table for notebooks, the verdict first."""
-        return render.html_report(self)
 
 
 def _intervals_dict(quantity: str, intervals: dict[str, Any]) -> dict[str, Any]:

@@ -52,14 +52,14 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from scipy import special
 
 from mcnemar import _tasks_render as render
 from mcnemar import vocabulary
-from mcnemar._format import shorten
+from mcnemar._format import Rendered, shorten
 from mcnemar._tasks_read import read_suite, read_suite_pair, splits_into_tasks
 from mcnemar._tasks_render import _micro_interval, _s, _verdict, forest_svg
 from mcnemar.errors import InputFileError, McNemarError, option
@@ -298,7 +298,7 @@ class TaskAlignment:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TaskComparison:
+class TaskComparison(Rendered):
     """Two runs compared task by task; see :func:`compare_tasks`.
 
     Attributes
@@ -315,6 +315,8 @@ class TaskComparison:
         The adjustment of the per-task p-values.
     alignment : TaskAlignment
     """
+
+    _renderer: ClassVar[Any] = render
 
     names: tuple[str, str]
     tasks: tuple[TaskResult, ...]
@@ -396,18 +398,6 @@ class TaskComparison:
         ``overall``, ``pvalue``)."""
         return render.forest_rows(self)
 
-    def __str__(self) -> str:
-        return render.text(self)
-
-    def to_markdown(self) -> str:
-        """The result as GitHub-flavoured markdown: verdict, overall, per-task table."""
-        return render.markdown(self)
-
-    def _repr_markdown_(self) -> str:
-        return render.markdown(self)
-
-    def _repr_html_(self) -> str:
-        return render.html(self)
 
     def __repr__(self) -> str:
         est, _, _, p = self.headline
