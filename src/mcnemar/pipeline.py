@@ -23,14 +23,14 @@ library's arguments (:func:`mcnemar.errors.option`), which each interface spells
 
 Examples
 --------
->>> import tempfile, pathlib
->>> d = pathlib.Path(tempfile.mkdtemp())
->>> _ = (d / "new.csv").write_text("id,score\\nq1,1\\nq2,1\\nq3,0\\nq4,1\\n")
->>> _ = (d / "old.csv").write_text("id,score\\nq3,1\\nq2,0\\nq1,1\\nq4,0\\n")
->>> run_a, run_b = read_runs([d / "new.csv", d / "old.csv"])
->>> report = compare_runs(run_a, run_b)
+Two runs held in memory (files come through :func:`read_runs` the same way):
+
+>>> from mcnemar.io import RunResults
+>>> new = RunResults.from_scores(["q1", "q2", "q3", "q4"], [1, 1, 0, 1], name="new")
+>>> old = RunResults.from_scores(["q3", "q2", "q1", "q4"], [1, 0, 1, 0], name="old")
+>>> report = compare_runs(new, old)
 >>> report.table.b, report.table.c, report.names
-(2, 1, ('new.csv', 'old.csv'))
+(2, 1, ('new', 'old'))
 """
 
 from __future__ import annotations
