@@ -24,7 +24,6 @@ from mcnemar.planning._kernel import (
     _log_pmf_at,
     _path_plan,
     _path_sum,
-    _pmf_base,
     _PmfBase,
     _regions,
     _tail_alpha,
@@ -177,16 +176,11 @@ def _solve_chunk(
     if plan is not None:
         reach = np.zeros(n.size)
         np.maximum.at(reach, seg, m)
-        # The points (k - 1, m - 1): the path's own points (x, m_prev) of its steps, and at the
-        # anchors (which take no step) the points the derivative of the power needs there,
+        # The plan's points are (k - 1, m - 1) everywhere, the anchors included: where the
+        # steps of the path need them, and where the derivative of the power does,
         # d/dtheta P(Bin(m, theta) >= k) = m P(Bin(m - 1, theta) = k - 1).
-        anchors = plan.idx
-        points = _PmfBase._make(f.copy() for f in plan.base)
-        at_anchors = _pmf_base(k[anchors] - 1.0, m[anchors] - 1.0)
-        for field, value in zip(points, at_anchors, strict=True):
-            field[anchors] = value
-        tails = [_MovedTail(points, seg, reach) for _ in range(2 if two_sided else 1)]
-        anchor_seg = seg[anchors]
+        tails = [_MovedTail(plan.base, seg, reach) for _ in range(2 if two_sided else 1)]
+        anchor_seg = seg[plan.idx]
 
     def probit_gap(theta: FloatArray) -> tuple[FloatArray, FloatArray]:
         """Probit of the power minus the target's, and its derivative in theta."""

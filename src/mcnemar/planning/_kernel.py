@@ -139,11 +139,15 @@ def _path_plan(m: FloatArray, k: FloatArray, starts: npt.NDArray[np.bool_]) -> _
     prev = np.maximum(pos - 1, 0)
     m_prev, k_prev = m[prev], k[prev]
     kept = step_k == 0.0
-    x = np.where(kept, k_prev - 1.0, k_prev)
+    # The step's point (k - 1, m - 1) either way: k_prev - 1 kept or k_prev raised. An anchor
+    # takes no step; its point is still (k - 1, m - 1), where the derivative of the tail in p
+    # needs it (d/dp P(Bin(m, p) >= k) = m P(Bin(m - 1, p) = k - 1)).
+    x = np.where(anchor, k - 1.0, np.where(kept, k_prev - 1.0, k_prev))
+    n_point = np.where(anchor, m - 1.0, m_prev)
     idx = np.flatnonzero(anchor)
     block = np.cumsum(anchor) - 1
     offset = pos - idx[block]
-    return _PathPlan(kept, idx, block, offset, int(offset.max()) + 1, _pmf_base(x, m_prev))
+    return _PathPlan(kept, idx, block, offset, int(offset.max()) + 1, _pmf_base(x, n_point))
 
 
 def _path_sf(
