@@ -28,40 +28,12 @@ import http.client
 import json
 import os
 import random
-import re
-import subprocess
-import sys
 import threading
 import time
 from collections import Counter
 from typing import Any
 
-
-def start_server(options: list[str]) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", *options],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
-    if not match:
-        proc.kill()
-        raise SystemExit(f"mcnemar serve did not print its URL: {line!r}")
-    port = int(match.group(1))
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", "/api/v1/health")
-            conn.getresponse().read()
-            conn.close()
-            return proc, port
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+from _server import start_server, stop_server
 
 
 def body_for(mix: str, rng: random.Random) -> bytes:
@@ -156,7 +128,8 @@ def main() -> None:
     options = ["--workers", str(args.workers)]
     if args.keep_alive_timeout is not None:
         options += ["--keep-alive-timeout", str(args.keep_alive_timeout)]
-    proc, port = start_server(options)
+    proc, url = start_server(options)
+    port = int(url.rstrip("/").rsplit(":", 1)[1])
     try:
         results = {
             "server_options": options,
@@ -164,11 +137,7 @@ def main() -> None:
             "idle": idle(port, args.probes, *args.idle),
         }
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
     if args.json:
         print(json.dumps(results, indent=2))
         return

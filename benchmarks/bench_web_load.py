@@ -30,12 +30,12 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from _server import start_server, stop_server
 
 FIXED_LUA = r"""
 wrk.method = "POST"
@@ -105,33 +105,6 @@ def rss_kib(pid: int) -> int:
             except (OSError, RuntimeError):
                 pass
     return total
-
-
-def start_server(workers: int = 1) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", "--workers", str(workers)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-    if not match:
-        proc.kill()
-        raise SystemExit(f"mcnemar serve did not print its URL: {line!r}")
-    url = match.group(0)
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            with urllib.request.urlopen(url + "api/v1/health", timeout=2):
-                break
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
-    return proc, url
 
 
 def warm_up(url: str, n: int = 50) -> None:
@@ -204,7 +177,7 @@ def main() -> None:
     mixes = {"fixed": FIXED_LUA, "uncached": UNCACHED_LUA, "page": PAGE_LUA}
     chosen = list(mixes) if args.mix == "all" else [args.mix]
 
-    proc, url = start_server(args.workers)
+    proc, url = start_server(["--workers", str(args.workers)], timeout=20)
     results: dict[str, Any] = {
         "url": url,
         "connections": args.connections,
@@ -223,11 +196,7 @@ def main() -> None:
             results["mixes"][name] = r
         results["rss_end_kib"] = rss_kib(proc.pid)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_server(proc)
 
     if args.json:
         for r in results["mixes"].values():

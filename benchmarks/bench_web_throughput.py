@@ -32,14 +32,14 @@ import http.client
 import json
 import os
 import random
-import re
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from typing import Any
 from urllib.parse import urlsplit
+
+from _server import start_server, stop_server
 
 TARGET = 300.0
 
@@ -134,34 +134,6 @@ def client(url: str, connections: int, duration: float, seed: int,
 # ----------------------------------------------------------------------------- the server
 
 
-def start_server(workers: int) -> tuple[subprocess.Popen[str], str]:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", "--workers", str(workers)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
-    )
-    assert proc.stdout is not None
-    line = proc.stdout.readline()
-    match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-    if not match:
-        proc.kill()
-        raise SystemExit(f"mcnemar serve did not print its URL: {line!r}")
-    url = match.group(0)
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            with urllib.request.urlopen(url + "api/v1/health", timeout=2):
-                break
-        except OSError:
-            if time.monotonic() > deadline:
-                proc.kill()
-                raise
-            time.sleep(0.1)
-    return proc, url
-
-
 def cpu_seconds(pid: int) -> float:
     """CPU time (user + system) used so far by a process and its descendants (the workers),
     from /proc; what the server spent, whatever else runs on the machine."""
@@ -178,17 +150,8 @@ def cpu_seconds(pid: int) -> float:
     return total
 
 
-def stop_server(proc: subprocess.Popen[str]) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-
-
 def measure(workers: int, args: argparse.Namespace) -> dict[str, Any]:
-    proc, url = start_server(workers)
+    proc, url = start_server(["--workers", str(workers)])
     try:
         # Warm up every worker (imports, first analyses) with a short run of the same client.
         run_client(url, args.connections, 2.0, args.seed + 1000, args.max_discordant)
