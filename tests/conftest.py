@@ -46,6 +46,8 @@ EXTRA_OF = {
     "statsmodels": "test",
     "jsonschema_rs": "test",
     "markdown_it": "test",
+    "markdown": "test",
+    "mkdocs_click": "test",
     "yaml": "docs",
 }
 
