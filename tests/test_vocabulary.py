@@ -13,9 +13,6 @@
   ``{"two-sided", "greater", "less"}`` are documentation, not lists, and are not counted;
   dispatch tables (a name -> the function computing it) are the implementation's registration
   and are not counted either.
-
-Where the code does not meet the last rule yet, the check is ``xfail(strict=True)`` with what
-it measured; a companion test keeps the list from growing (as in test_architecture.py).
 """
 
 from __future__ import annotations
@@ -38,14 +35,6 @@ QUANTITIES: dict[str, tuple[Term, ...]] = {
     key: value
     for key, value in vars(vocabulary).items()
     if key.isupper() and isinstance(value, tuple) and value and isinstance(value[0], Term)
-}
-
-# Literal lists of choices outside the vocabulary, measured on 2026-11-30 (module, line is not
-# kept: lines move). Each entry is a defect for the module's owner to remove by importing the
-# vocabulary; the list may only shrink.
-KNOWN_SPELLED: set[tuple[str, str]] = {
-    ("mcnemar._analysis", "TESTS (all but unconditional)"),
-    ("web/static/app.js", "TESTS (all but unconditional)"),
 }
 
 # Commands that offer part of a quantity, and why.
@@ -352,11 +341,6 @@ def test_the_scanner_finds_what_it_should(tmp_path: Path) -> None:
     }
 
 
-def test_no_spelled_lists_beyond_the_known_ones() -> None:
-    new = (spelled_lists() | spelled_lists_in_scripts()) - KNOWN_SPELLED
-    assert not new, f"choices spelled outside mcnemar.vocabulary (import them instead): {new}"
-
-
-@pytest.mark.xfail(strict=True, reason=f"{len(KNOWN_SPELLED)} lists on 2026-11-30")
 def test_no_spelled_lists() -> None:
-    assert spelled_lists() | spelled_lists_in_scripts() == set()
+    found = spelled_lists() | spelled_lists_in_scripts()
+    assert not found, f"choices spelled outside mcnemar.vocabulary (import them instead): {found}"

@@ -23,7 +23,7 @@ from scipy import special
 from mcnemar._format import clean_name
 from mcnemar._report_words import EXACT_BELOW
 from mcnemar.errors import McNemarError
-from mcnemar.inference import check_alternative, pvalues, unpaired_ztest
+from mcnemar.inference import METHODS, check_alternative, pvalues, unpaired_ztest
 from mcnemar.table import _MAX_COUNT as MAX_ITEMS
 from mcnemar.validation import check_open_unit
 
@@ -34,7 +34,9 @@ BoolArray = NDArray[np.bool_]
 #: Up to this many discordant items the detectable difference is computed with the exact
 #: test's power; beyond it with Connor's (1987) normal approximation.
 EXACT_POWER_MAX_D = 1_000_000
-TEST_ORDER = ("exact", "midp", "asymptotic", "corrected")
+#: The tests every report computes, in the order it lists them (the vocabulary's, less the
+#: unconditional test, which is asked for by name).
+TEST_ORDER = METHODS
 #: The interval methods the report shows, per quantity.
 RATIO_SHOWN = ("tang", "bonett-price", "wald")
 ODDS_RATIO_SHOWN = ("exact", "midp", "wilson")

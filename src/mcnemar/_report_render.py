@@ -12,6 +12,7 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from mcnemar import vocabulary
+from mcnemar._analysis import TEST_ORDER
 from mcnemar._format import format_pvalue
 from mcnemar._format import markdown_text as _md
 from mcnemar._format import plain_lines as _plain_lines
@@ -33,9 +34,6 @@ from mcnemar._report_words import (
 if TYPE_CHECKING:
     from mcnemar.report import Report
     from mcnemar.vocabulary import Term
-
-#: The tests every report computes, in the vocabulary's order (as ``inference.METHODS``).
-TEST_ORDER = tuple(name for name in vocabulary.names(vocabulary.TESTS) if name != "unconditional")
 
 #: The vocabulary of each quantity's interval methods (the same key can name different methods
 #: for different quantities): their labels and short labels come from mcnemar.vocabulary.

@@ -25,7 +25,6 @@
   const ALL_FIELDS = FORM_FIELDS.concat(UPLOAD_FIELDS);
   const DEBOUNCE_MS = 180;
 
-  const TEST_ORDER = ["exact", "midp", "asymptotic", "corrected"];
 
   const $ = (id) => document.getElementById(id);
   const form = $("counts-form");
@@ -693,7 +692,7 @@
   function renderTests(tests, recKey) {
     const body = document.querySelector("#tests-table tbody");
     clear(body);
-    const keys = TEST_ORDER.filter((k) => k in tests).concat(Object.keys(tests).filter((k) => !TEST_ORDER.includes(k)));
+    const keys = Object.keys(tests); /* in the report's own order */
     for (const key of keys) {
       const test = tests[key];
       const nameCell = h("td", {}, [
