@@ -399,6 +399,58 @@ class PairwiseResult:
                          "intervals are per comparison, not adjusted.")
         return "\n".join(lines)
 
+    def verdict(self) -> str:
+        """One sentence: how many comparisons differ significantly after adjustment."""
+        i, j = self.pairs[:, 0], self.pairs[:, 1]
+        m = int(self.pairs.shape[0])
+        hits = int(np.count_nonzero(self.significant[i, j]))
+        noun = "pair" if self.baseline is None else "comparison"
+        noun += "s" if m != 1 else ""
+        where = "" if self.baseline is None else " with the baseline"
+        rule = f"{_ADJUST_NAMES[self.adjust]}-adjusted p < {self.alpha:g}"
+        if self.adjust == "none":
+            rule = f"unadjusted p < {self.alpha:g}"
+        verb = "differs" if hits == 1 else "differ"
+        if hits == 0:
+            return f"None of the {m} {noun}{where} differs significantly ({rule})."
+        return f"{hits} of {m} {noun}{where} {verb} significantly ({rule})."
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()
+
+    def _repr_html_(self) -> str:
+        """A compact HTML table for notebooks: the verdict first, then the models ranked."""
+        import html
+
+        esc = html.escape
+        level = f"{100 * self.confidence_level:g}%"
+        out = [f"<div><p><strong>{esc(self.verdict())}</strong></p>",
+               f"<p>{esc(self._header(short=True)[0])}.</p>", "<table>"]
+        if self.baseline is None:
+            letters = self._all_pairs_groups().letters
+            out.append("<tr><th>rank</th><th>model</th><th>accuracy</th><th>group</th></tr>")
+            for rank, m in enumerate(self.ranking, start=1):
+                out.append(f"<tr><td>{rank}</td><td>{esc(self.names[m])}</td>"
+                           f"<td>{self.accuracy[m]:.4f}</td><td>{esc(letters[m])}</td></tr>")
+            note = "Models that share a letter are not significantly different."
+        else:
+            base = esc(shorten(self.names[self.baseline]))
+            out.append(f"<tr><th>rank</th><th>model</th><th>accuracy</th><th>vs {base} "
+                       f"(points)</th><th>{level} CI</th><th>adjusted p</th></tr>")
+            for rank, m, entry in self._baseline_rows():
+                if entry is None:
+                    out.append(f"<tr><td>{rank}</td><td>{esc(self.names[m])} (baseline)</td>"
+                               f"<td>{self.accuracy[m]:.4f}</td><td></td><td></td><td></td></tr>")
+                    continue
+                diff, ci, _p, adj, significant = entry
+                adj = f"<strong>{esc(adj)}</strong>" if significant else esc(adj)
+                out.append(f"<tr><td>{rank}</td><td>{esc(self.names[m])}</td>"
+                           f"<td>{self.accuracy[m]:.4f}</td><td>{esc(diff)}</td>"
+                           f"<td>{esc(ci)}</td><td>{adj}</td></tr>")
+            note = "Bold: significant after adjustment."
+        out += ["</table>", f"<p>{esc(note)}</p></div>"]
+        return "\n".join(out)
+
     def to_markdown(self) -> str:
         """A markdown summary (ranked table, significant pairs, p-value matrix if small)."""
         title, method, cochran = self._header(short=True)
