@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -399,6 +400,34 @@ class PairwiseResult:
                          "intervals are per comparison, not adjusted.")
         return "\n".join(lines)
 
+    def _ranked_table(
+        self, name: Callable[[str], str], bold: Callable[[str], str]
+    ) -> tuple[list[str], list[list[str]]]:
+        """Header and rows of the ranked table that the markdown and the HTML lay out: names
+        pass through ``name`` (each format's escaping), a significant adjusted p through
+        ``bold``."""
+        if self.baseline is None:
+            letters = self._all_pairs_groups().letters
+            header = ["rank", "model", "accuracy", "correct", "group"]
+            rows = [[str(rank), name(self.names[m]), f"{self.accuracy[m]:.4f}",
+                     f"{self.correct[m]}/{self.n}", letters[m]]
+                    for rank, m in enumerate(self.ranking, start=1)]
+            return header, rows
+        base = name(shorten(self.names[self.baseline]))
+        level = f"{100 * self.confidence_level:g}%"
+        header = ["rank", "model", "accuracy", f"vs {base} (points)", f"{level} CI", "p",
+                  "adjusted p"]
+        rows = []
+        for rank, m, entry in self._baseline_rows():
+            if entry is None:
+                rows.append([str(rank), f"{name(self.names[m])} (baseline)",
+                             f"{self.accuracy[m]:.4f}", "", "", "", ""])
+                continue
+            diff, ci, p, adj, significant = entry
+            rows.append([str(rank), name(self.names[m]), f"{self.accuracy[m]:.4f}", diff, ci,
+                         p, bold(adj) if significant else adj])
+        return header, rows
+
     def verdict(self) -> str:
         """One sentence: how many comparisons differ significantly after adjustment."""
         i, j = self.pairs[:, 0], self.pairs[:, 1]
@@ -423,31 +452,13 @@ class PairwiseResult:
         import html
 
         esc = html.escape
-        level = f"{100 * self.confidence_level:g}%"
+        header, rows = self._ranked_table(esc, lambda text: f"<strong>{esc(text)}</strong>")
         out = [f"<div><p><strong>{esc(self.verdict())}</strong></p>",
-               f"<p>{esc(self._header(short=True)[0])}.</p>", "<table>"]
-        if self.baseline is None:
-            letters = self._all_pairs_groups().letters
-            out.append("<tr><th>rank</th><th>model</th><th>accuracy</th><th>group</th></tr>")
-            for rank, m in enumerate(self.ranking, start=1):
-                out.append(f"<tr><td>{rank}</td><td>{esc(self.names[m])}</td>"
-                           f"<td>{self.accuracy[m]:.4f}</td><td>{esc(letters[m])}</td></tr>")
-            note = "Models that share a letter are not significantly different."
-        else:
-            base = esc(shorten(self.names[self.baseline]))
-            out.append(f"<tr><th>rank</th><th>model</th><th>accuracy</th><th>vs {base} "
-                       f"(points)</th><th>{level} CI</th><th>adjusted p</th></tr>")
-            for rank, m, entry in self._baseline_rows():
-                if entry is None:
-                    out.append(f"<tr><td>{rank}</td><td>{esc(self.names[m])} (baseline)</td>"
-                               f"<td>{self.accuracy[m]:.4f}</td><td></td><td></td><td></td></tr>")
-                    continue
-                diff, ci, _p, adj, significant = entry
-                adj = f"<strong>{esc(adj)}</strong>" if significant else esc(adj)
-                out.append(f"<tr><td>{rank}</td><td>{esc(self.names[m])}</td>"
-                           f"<td>{self.accuracy[m]:.4f}</td><td>{esc(diff)}</td>"
-                           f"<td>{esc(ci)}</td><td>{adj}</td></tr>")
-            note = "Bold: significant after adjustment."
+               f"<p>{esc(self._header(short=True)[0])}.</p>", "<table>",
+               "<tr>" + "".join(f"<th>{cell}</th>" for cell in header) + "</tr>"]
+        out += ["<tr>" + "".join(f"<td>{cell}</td>" for cell in row) + "</tr>" for row in rows]
+        note = ("Models that share a letter are not significantly different."
+                if self.baseline is None else "Bold: significant after adjustment.")
         out += ["</table>", f"<p>{esc(note)}</p></div>"]
         return "\n".join(out)
 
@@ -456,15 +467,14 @@ class PairwiseResult:
         title, method, cochran = self._header(short=True)
         out = [f"### {markdown_text(title)}", "",
                f"{markdown_text(method)}. {markdown_text(cochran)}.", ""]
-        level = f"{100 * self.confidence_level:g}%"
+        header, rows = self._ranked_table(markdown_text, lambda text: f"**{text}**")
+        out.append("| " + " | ".join(header) + " |")
+        out.append("|---:|---|---:|---:|:---:|" if self.baseline is None
+                   else "|---:|---|---:|---:|:---:|---:|---:|")
+        # An empty cell is one space between its bars, as markdown tables write it.
+        out += ["|" + "|".join(f" {cell} " if cell else " " for cell in row) + "|"
+                for row in rows]
         if self.baseline is None:
-            groups = self._all_pairs_groups()
-            out += ["| rank | model | accuracy | correct | group |", "|---:|---|---:|---:|:---:|"]
-            for rank, m in enumerate(self.ranking, start=1):
-                out.append(
-                    f"| {rank} | {markdown_text(self.names[m])} | {self.accuracy[m]:.4f} | "
-                    f"{self.correct[m]}/{self.n} | {groups.letters[m]} |"
-                )
             out += ["", "Models that share a letter are not significantly different.", ""]
             sig = self._significant_lines(markdown=True)
             if sig:
@@ -486,24 +496,6 @@ class PairwiseResult:
                     out.append(f"| {markdown_text(self.names[r])} | " + " | ".join(cells) + " |")
                 out += ["", "</details>"]
         else:
-            base = self.baseline
-            base_name = markdown_text(shorten(self.names[base]))
-            out += [
-                f"| rank | model | accuracy | vs {base_name} (points) | {level} CI "
-                "| p | adjusted p |",
-                "|---:|---|---:|---:|:---:|---:|---:|",
-            ]
-            for rank, m, entry in self._baseline_rows():
-                if entry is None:
-                    out.append(f"| {rank} | {markdown_text(self.names[m])} (baseline) | "
-                               f"{self.accuracy[m]:.4f} | | | | |")
-                    continue
-                diff, ci, p, adj, significant = entry
-                adj = f"**{adj}**" if significant else adj
-                out.append(
-                    f"| {rank} | {markdown_text(self.names[m])} | {self.accuracy[m]:.4f} | "
-                    f"{diff} | {ci} | {p} | {adj} |"
-                )
             out += ["", f"Bold: significant after adjustment (adjusted p < {self.alpha:g}); "
                     "intervals are per comparison."]
         return "\n".join(out) + "\n"
