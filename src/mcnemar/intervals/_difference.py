@@ -114,6 +114,12 @@ def _tango_statistic(delta0: FloatArray, b: FloatArray, c: FloatArray, n: FloatA
 # The score statistic is singular at delta0 = -1 and 1; the search starts this close to them.
 _EDGE = 2.0**-40
 
+# The limits of the Tango and exact intervals scale as 1/N when b and c are small (1e-13 for
+# N = 1e12, below 1e-15 for N = 2**52), so their searches stop on a tolerance relative to the
+# limit itself (the bracket's end nearer 0); this absolute part only ends a search for a limit
+# at 0 itself, far below any 1/N.
+_ROOT_ATOL: Final = 1e-30
+
 
 def _tango_probe(
     excess: Any, probe: FloatArray, centre: FloatArray, f_centre: FloatArray, edge: FloatArray
@@ -124,8 +130,7 @@ def _tango_probe(
     ``excess`` is positive beyond the limit (towards ``edge``, -1 or 1 per limit) and
     ``f_centre`` at ``centre`` (delta_hat). The probe splits [edge, centre] (the edge within
     _EDGE) where it lies inside; no sign change between the edge and the near end puts the
-    limit at the edge. Limits near 0 (huge N) are not probed: there the absolute tolerance
-    ends the search, and the limit found would depend on the path to it.
+    limit at the edge.
     """
     size = centre.size
     far = edge - np.copysign(_EDGE, edge)
@@ -133,7 +138,6 @@ def _tango_probe(
     near, f_near = centre.copy(), f_centre.copy()
     probed = np.flatnonzero(
         np.isfinite(probe) & ((probe - centre) * edge > 0) & ((far - probe) * edge > 0)
-        & (np.abs(probe) >= _PROBE_FROM)
     )
     if probed.size:
         f_probe = excess(probe[probed], probed)
@@ -187,8 +191,9 @@ def _diff_tango(
             np.where(lower, near, far),
             np.where(lower, f_far, f_near),
             np.where(lower, f_near, f_far),
-            atol=1e-17,
+            atol=_ROOT_ATOL,
             rtol=1e-13,
+            nearer=True,
         )
         # No sign change means the whole of (-1, delta_hat] (or [delta_hat, 1)) is inside the
         # interval.
@@ -285,9 +290,8 @@ def _melded_probe(
     return out
 
 
-# The probe stays this far inside (-1, 1) and away from 0; it is used only from _PROBE_FROM.
+# The probe stays this far inside (-1, 1).
 _PROBE_EDGE = 2.0**-30
-_PROBE_FROM = 1e-3
 
 
 def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray) -> FloatArray:
@@ -299,10 +303,12 @@ def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray
     with np.errstate(divide="ignore", invalid="ignore"):
         p0 = np.where(x >= m, 1.0, special.betainc(m - x, x + 1.0, 0.5))
 
-    # x = m (B_U is 1): the tail is P(T_U >= delta), so U is a Beta quantile.
+    # x = m (B_U is 1): the tail is P(T_U >= delta), so U is a Beta quantile, taken directly
+    # (1 - the complementary quantile of Beta(N - m, m + 1) keeps only ~1e-16 absolute, 5% of
+    # U = 8e-16 for N = 2**52).
     degenerate_b = x >= m
     with np.errstate(divide="ignore", invalid="ignore"):
-        upper_q = 1.0 - special.betaincinv(n - m, m + 1.0, alpha)
+        upper_q = special.betaincinv(m + 1.0, n - m, 1.0 - alpha)
     upper[degenerate_b] = np.where(n > m, upper_q, 1.0)[degenerate_b]
 
     general = ~degenerate_b
@@ -340,16 +346,12 @@ def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray
         # One evaluation at a point just beyond a Wald-type guess splits the bracket [0, 1] (or
         # [-1, 0]): usually the root lies between 0 and the probe, where the normal-score gap is
         # finite at both ends and nearly linear, so the secant steps take fewer evaluations.
-        # Only where the limit is far from 0: closer to it the absolute tolerance (1e-17) is
-        # what ends the search, and the limit found would depend on the path to it.
+        # The bracket is its part beyond the probe or the part between 0 and the probe,
+        # whichever holds the root.
         probe = _melded_probe(xs, ms, ns, al, side)
-        probed = np.abs(probe) >= _PROBE_FROM
-        f_probe = np.zeros(sel.size)
-        f_probe[probed] = excess(probe[probed], np.flatnonzero(probed))
-        # The old bracket [0, 1] (or [-1, 0]) where not probed; else its part beyond the probe
-        # or the part between 0 and the probe, whichever holds the root.
-        beyond = probed & (f_probe * side > 0)
-        between = probed & ~beyond
+        f_probe = excess(probe, np.arange(sel.size))
+        beyond = f_probe * side > 0
+        between = ~beyond
         lo = np.where(pos, np.where(beyond, probe, zero), np.where(between, probe, -1.0))
         hi = np.where(pos, np.where(between, probe, 1.0), np.where(beyond, probe, zero))
         f_lo = np.where(
@@ -358,7 +360,9 @@ def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray
         f_hi = np.where(
             pos, np.where(between, f_probe, f_one), np.where(beyond, f_probe, f_zero)
         )
-        upper[sel] = _find_root(excess, lo, hi, f_lo, f_hi, atol=1e-17, rtol=_EXACT_RTOL)
+        upper[sel] = _find_root(
+            excess, lo, hi, f_lo, f_hi, atol=_ROOT_ATOL, rtol=_EXACT_RTOL, nearer=True
+        )
     return upper
 
 

@@ -32,6 +32,7 @@ def _find_root(
     atol: float,
     rtol: float = 4e-16,
     maxiter: int = 400,
+    nearer: bool = False,
 ) -> FloatArray:
     """Solve f(x) = 0 for many independent brackets at once.
 
@@ -43,9 +44,14 @@ def _find_root(
     next one lands on its other side and closes the bracket. Every problem stops on its own
     once its bracket is narrower than ``atol + rtol*|x|``, so an element's result does not
     depend on the others in the array.
+
+    By default ``|x|`` is the larger magnitude of the bracket's ends. With ``nearer=True`` it
+    is the smaller one, and 0 while the bracket holds 0: the tolerance is then relative to the
+    root itself even when the bracket is still far wider than the root (a limit of 1e-14 in
+    a bracket reaching to -1), so a tiny ``atol`` leaves every root ``rtol``-accurate.
     """
     result = np.where(f_lo == 0, lo, np.where(f_hi == 0, hi, 0.5 * (lo + hi)))
-    tight = np.abs(hi - lo) <= atol + rtol * np.maximum(np.abs(lo), np.abs(hi))
+    tight = np.abs(hi - lo) <= atol + rtol * _scale(lo, hi, nearer)
     idx = np.flatnonzero(~((f_lo == 0) | (f_hi == 0) | tight))
     if 0 < idx.size <= _FEW:
         # A few problems (the limits of one table, in a report): the same steps in Python
@@ -53,7 +59,7 @@ def _find_root(
         # once per step for all of them.
         result[idx] = _find_few_roots(
             f, idx, lo[idx].tolist(), hi[idx].tolist(), f_lo[idx].tolist(), f_hi[idx].tolist(),
-            atol=atol, rtol=rtol, maxiter=maxiter,
+            atol=atol, rtol=rtol, maxiter=maxiter, nearer=nearer,
         )
         return result
     a, b = lo[idx].copy(), hi[idx].copy()
@@ -64,7 +70,7 @@ def _find_root(
             break
         left, right = np.minimum(a, b), np.maximum(a, b)
         width = right - left
-        tol = 0.5 * (atol + rtol * np.maximum(np.abs(a), np.abs(b)))
+        tol = 0.5 * (atol + rtol * _scale(a, b, nearer))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             secant = b - fb * (b - a) / (fb - fa)
         inside = np.isfinite(secant) & (secant > left) & (secant < right)
@@ -93,6 +99,22 @@ def _find_root(
 _FEW = 4
 
 
+def _scale(a: FloatArray, b: FloatArray, nearer: bool) -> FloatArray:
+    """What the relative tolerance of :func:`_find_root` multiplies, per bracket [a, b]."""
+    if not nearer:
+        return np.maximum(np.abs(a), np.abs(b))
+    return np.where(np.signbit(a) == np.signbit(b), np.minimum(np.abs(a), np.abs(b)), 0.0)
+
+
+def _few_scale(a: float, b: float, nearer: bool) -> float:
+    """:func:`_scale` for one bracket, in Python floats."""
+    if not nearer:
+        return max(abs(a), abs(b))
+    if (math.copysign(1.0, a) < 0) == (math.copysign(1.0, b) < 0):
+        return min(abs(a), abs(b))
+    return 0.0
+
+
 def _find_few_roots(
     f: _Objective,
     idx: NDArray[np.intp],
@@ -104,6 +126,7 @@ def _find_few_roots(
     atol: float,
     rtol: float,
     maxiter: int,
+    nearer: bool,
 ) -> list[float]:
     """The iteration of :func:`_find_root` for a few problems: the same IEEE operations in the
     same order on Python floats, problem by problem, so the same roots (the tests compare the
@@ -118,7 +141,7 @@ def _find_few_roots(
         for i in active:
             left, right = min(a[i], b[i]), max(a[i], b[i])
             width = right - left
-            tol = 0.5 * (atol + rtol * max(abs(a[i]), abs(b[i])))
+            tol = 0.5 * (atol + rtol * _few_scale(a[i], b[i], nearer))
             try:
                 secant = b[i] - fb[i] * (b[i] - a[i]) / (fb[i] - fa[i])
             except ZeroDivisionError:
