@@ -56,6 +56,7 @@ approach for assessing the equivalence of average bioavailability. J Pharmacokin
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -319,7 +320,7 @@ def _ptext(p: Any, log10p: Any) -> str:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class _MarginResult:
+class _MarginResult(ABC):
     """What the two results share: the fields of :class:`NonInferiorityResult` (which adds
     none), Tango's interval at level 1 - 2 alpha, the JSON fields around each result's own
     ones and the frame of the summary line."""
@@ -385,8 +386,9 @@ class _MarginResult:
     def _head(self) -> str:
         return self._HEAD.format(name=self.name, margin=describe_margin(self.margin))
 
+    @abstractmethod
     def _summary(self, ci: ConfidenceInterval[Any]) -> str:
-        raise NotImplementedError
+        """The summary line after the head: the p-value(s), the verdict and ``ci``."""
 
     def _verdict(self) -> str:
         words = self._SHOWN_WORDS if self._rejected() else self._NOT_SHOWN_WORDS

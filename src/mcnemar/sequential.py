@@ -100,6 +100,7 @@ JRSS-B 86:1-27.
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -408,7 +409,7 @@ def _exp(x: float) -> float:
     return math.exp(x) if x < 709.0 else math.inf
 
 
-class _SequentialState:
+class _SequentialState(ABC):
     """What a finished run (:class:`SequentialResult`) and a :class:`Monitor` share: the
     verdict, the confidence sequences from the counts, the JSON and the summary."""
 
@@ -432,9 +433,9 @@ class _SequentialState:
         @property
         def pvalue(self) -> float: ...
 
+    @abstractmethod
     def _log_max(self) -> float:
         """Natural log of the running maximum of the e-value."""
-        raise NotImplementedError
 
     @property
     def rejected(self) -> bool:
