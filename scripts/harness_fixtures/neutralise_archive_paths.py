@@ -10,13 +10,13 @@ again with the same members in the same order, names, dates, attributes and comp
 method (each member compressed again; the inflated content of a member without such paths is
 unchanged).
 
-===========================================  ==========================================
-written by the harness                       kept
-===========================================  ==========================================
-``/tmp/hf/venv/lib/python3.11/site-packages/x``  ``site-packages/x``
-``/root/.pyenv/versions/3.11.7/lib/python3.11/x``  ``python3.11/x``
-``/work/main/scripts/harness_fixtures/x``    ``scripts/harness_fixtures/x``
-===========================================  ==========================================
+=================================================  ============================
+written by the harness (examples)                  kept
+=================================================  ============================
+``<venv>/lib/python3.11/site-packages/x``          ``site-packages/x``
+``<python install>/lib/python3.11/x``              ``python3.11/x``
+``<checkout>/scripts/harness_fixtures/x``          ``scripts/harness_fixtures/x``
+=================================================  ============================
 
 A path of a kind not in the table is left alone and reported, so that a new kind gets a rule
 instead of a silent miss. Only bytes of these paths change: the JSON stays valid (the paths
