@@ -17,23 +17,13 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+from _timing import best_of
 
 from mcnemar import Monitor, PairedTable, stopping_time
 from mcnemar.bayes import bayes
 from mcnemar.sequential import log_evalue, sequential
-
-
-def best_of(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def mc_stopping(runs: int, rng: np.random.Generator, p10: float, p01: float) -> np.ndarray:

@@ -17,25 +17,14 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
-from collections.abc import Callable
-from typing import Any
 
 import numpy as np
+from _timing import best_of
 from scipy import special
 
 from mcnemar.planning import minimum_detectable_effect, power, sample_size
 
 P10, P01, TARGET, ALPHA = 0.06, 0.04, 0.8, 0.05
-
-
-def best_of(fn: Callable[[], Any], repeat: int = 5) -> tuple[float, Any]:
-    times, out = [], None
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - t0)
-    return min(times), out
 
 
 def mc_power(
@@ -81,7 +70,7 @@ def main() -> None:
     args = parser.parse_args()
 
     print(f"1. sample size, p10 = {P10}, p01 = {P01} (2 points), exact test, power {TARGET}")
-    t_exact, res = best_of(lambda: sample_size(P10, P01, power=TARGET, alpha=ALPHA))
+    t_exact, res = best_of(lambda: sample_size(P10, P01, power=TARGET, alpha=ALPHA), repeat=5)
     t_mc, (n_mc, est, tried) = best_of(lambda: mc_sample_size(args.reps, args.seed), repeat=1)
     se = math.sqrt(TARGET * (1 - TARGET) / args.reps)
     exact_at_mc = power(n_mc, P10, P01).power
@@ -103,7 +92,7 @@ def main() -> None:
     print("\n2. minimum detectable effect (exact test, 80% power)")
     for n, psi in [(200, 0.1), (10_000, 0.1), (100_000, 0.05), (1_000_000, 0.1),
                    (1_000_000, 0.5)]:
-        t, mde = best_of(lambda n=n, psi=psi: minimum_detectable_effect(n, psi))
+        t, mde = best_of(lambda n=n, psi=psi: minimum_detectable_effect(n, psi), repeat=5)
         print(f"   n = {n:>9,}  discordance {psi:<4}  difference {mde.difference:.6f} "
               f"(Connor {mde.difference_connor:.6f})  {t * 1e3:7.2f} ms")
     rng = np.random.default_rng(args.seed)
