@@ -18,6 +18,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from _references import mp_melded_tail
 from mcnemar.intervals import difference_interval
 from mcnemar.planning import _detectable as det
 from mcnemar.planning import _kernel as kern
@@ -165,30 +166,6 @@ def test_detectable_difference_does_not_depend_on_the_other_tables() -> None:
 # exact (melded) difference interval
 
 
-def _mp_melded_tail(delta: mpmath.mpf, x: int, m: int, n: int) -> mpmath.mpf:
-    """P(T (2B - 1) >= delta), B ~ Beta(x + 1, m - x), T ~ Beta(m + 1, n - m) (delta > 0) or
-    Beta(m, n - m + 1) (delta < 0), by mpmath quadrature (Fay & Lumbard 2021)."""
-    ta, tb = (m + 1, n - m) if delta > 0 else (m, n - m + 1)
-
-    def upper_b(q: mpmath.mpf) -> mpmath.mpf:
-        if q >= 1:
-            return mpmath.mpf(0)
-        if q <= 0:
-            return mpmath.mpf(1)
-        return mpmath.betainc(x + 1, m - x, q, 1, regularized=True)
-
-    def density(t: mpmath.mpf) -> mpmath.mpf:
-        return t ** (ta - 1) * (1 - t) ** (tb - 1) / mpmath.beta(ta, tb)
-
-    start = abs(delta)
-    mode = mpmath.mpf(ta - 1) / (ta + tb - 2)
-    points = sorted({start, max(start, mode), mpmath.mpf(1)})
-    integral = mpmath.quad(lambda t: upper_b(mpmath.mpf(0.5) + delta / (2 * t)) * density(t),
-                           points)
-    below = mpmath.betainc(ta, tb, 0, start, regularized=True) if delta < 0 else 0
-    return below + integral
-
-
 @pytest.mark.parametrize(
     "table, level",
     [((38, 2, 21, 38), 0.9), ((902, 53, 84, 151), 0.99), ((0, 8, 25, 15), 0.95),
@@ -209,8 +186,8 @@ def test_exact_difference_limits_are_the_mpmath_roots(
     for limit, x in ((ci.high, b), (-ci.low, c)):
         u = mpmath.mpf(limit)
         h = abs(u) * mpmath.mpf(10) ** -8
-        gap = _mp_melded_tail(u, x, m, n) - alpha
-        slope = (_mp_melded_tail(u + h, x, m, n) - _mp_melded_tail(u - h, x, m, n)) / (2 * h)
+        gap = mp_melded_tail(u, x, m, n) - alpha
+        slope = (mp_melded_tail(u + h, x, m, n) - mp_melded_tail(u - h, x, m, n)) / (2 * h)
         assert abs(float(gap / slope)) <= 2e-12 * abs(limit) + 2e-14 / abs(float(slope))
 
 

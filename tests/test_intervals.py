@@ -29,6 +29,7 @@ from scipy import stats
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
+from _references import mp_melded_tail
 from mcnemar import intervals
 from mcnemar.errors import McNemarError, TableError
 from mcnemar.intervals import (
@@ -453,31 +454,6 @@ def test_exact_difference_excludes_zero_exactly_when_exact_mcnemar_rejects(level
     assert np.array_equal((low > 0) | (high < 0), rejects)
 
 
-def _mp_melded_tail(delta: float, x: int, m: int, n: int) -> mpmath.mpf:
-    """P(T (2B - 1) >= delta) by mpmath quadrature, B ~ Beta(x + 1, m - x),
-    T ~ Beta(m + 1, n - m) for delta > 0 and Beta(m, n - m + 1) for delta < 0 (exact2x2's
-    mcnemarExactDP, numeric-integration branch)."""
-    ta, tb = (m + 1, n - m) if delta > 0 else (m, n - m + 1)
-    dl = mpmath.mpf(delta)
-
-    def upper_b(q: mpmath.mpf) -> mpmath.mpf:
-        if q >= 1:
-            return mpmath.mpf(0)
-        if q <= 0:
-            return mpmath.mpf(1)
-        return mpmath.betainc(x + 1, m - x, q, 1, regularized=True)
-
-    def density(t: mpmath.mpf) -> mpmath.mpf:
-        return t ** (ta - 1) * (1 - t) ** (tb - 1) / mpmath.beta(ta, tb)
-
-    start = abs(dl)
-    mode = mpmath.mpf(ta - 1) / (ta + tb - 2)
-    points = sorted({start, max(start, mode), mpmath.mpf(1)})
-    integral = mpmath.quad(lambda t: upper_b(mpmath.mpf(0.5) + dl / (2 * t)) * density(t), points)
-    below = mpmath.betainc(ta, tb, 0, start, regularized=True) if delta < 0 else 0
-    return below + integral
-
-
 @pytest.mark.parametrize("table", [T1, CAVO, BENTUR, (3, 4, 2, 1), (500, 40, 20, 440)])
 def test_exact_difference_limits_against_mpmath_quadrature(
     table: tuple[int, int, int, int],
@@ -486,9 +462,9 @@ def test_exact_difference_limits_against_mpmath_quadrature(
     a, b, c, d = table
     n, m = a + b + c + d, b + c
     ci = difference_interval(a, b, c, d, method="exact")
-    assert float(_mp_melded_tail(ci.high, b, m, n)) == pytest.approx(0.025, abs=1e-11)
+    assert float(mp_melded_tail(ci.high, b, m, n)) == pytest.approx(0.025, abs=1e-11)
     # The lower limit is the mirror image: P(T (2B' - 1) >= -L) for B' ~ Beta(c + 1, b).
-    assert float(_mp_melded_tail(-ci.low, c, m, n)) == pytest.approx(0.025, abs=1e-11)
+    assert float(mp_melded_tail(-ci.low, c, m, n)) == pytest.approx(0.025, abs=1e-11)
 
 
 @pytest.mark.parametrize("table", [T1, BENTUR, (30, 12, 9, 49)])
