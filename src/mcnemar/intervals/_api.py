@@ -19,6 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from mcnemar.intervals._inputs import (
     _check_method,
+    _finish,
     _Limits,
     _prepare,
     _Scalar,
@@ -81,6 +82,22 @@ def check_table_call(
     name = _check_method(method, methods, what)
     (a, b, c, d), level, shape, scalar = _prepare(("a", "b", "c", "d"), counts, confidence_level)
     return name, (a, b, c, d), level, shape, scalar
+
+
+def whole_table_interval(
+    limits: Callable[..., _Limits],
+    methods: tuple[str, ...],
+    what: str,
+    counts: tuple[ArrayLike, ArrayLike, ArrayLike, ArrayLike],
+    confidence_level: ArrayLike,
+    method: object,
+) -> ConfidenceInterval[Any]:
+    """Check a call of an interval of the whole table, run ``limits(method, a, b, c, d, level)``
+    on the flat checked arrays and shape the result like the input."""
+    name, cells, level, shape, scalar = check_table_call(
+        methods, what, counts, confidence_level, method
+    )
+    return _finish(*limits(name, *cells, level), shape, scalar)
 
 
 def log_wald(estimate: FloatArray, se: FloatArray, z: FloatArray) -> _Limits:

@@ -8,8 +8,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from mcnemar.intervals._api import check_table_call, table_interval
-from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits, _z
+from mcnemar.intervals._api import table_interval, whole_table_interval
+from mcnemar.intervals._inputs import _DifferenceMethod, _Limits, _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _find_root,
@@ -506,10 +506,9 @@ def difference_interval(
     >>> low.round(4), high.round(4)
     (array([ 0.0273, -0.1184]), array([ 0.1127, -0.0058]))
     """
-    name, cells, level, shape, scalar = check_table_call(
-        DIFFERENCE_METHODS, "difference", (a, b, c, d), confidence_level, method
+    return whole_table_interval(
+        _difference_limits, DIFFERENCE_METHODS, "difference", (a, b, c, d), confidence_level, method
     )
-    return _finish(*_difference_limits(name, *cells, level), shape, scalar)
 
 
 def _difference_limits(

@@ -7,8 +7,8 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from mcnemar.intervals._api import check_table_call, log_wald, table_interval, unbounded_where
-from mcnemar.intervals._inputs import _DifferenceMethod, _finish, _Limits, _z
+from mcnemar.intervals._api import log_wald, table_interval, unbounded_where, whole_table_interval
+from mcnemar.intervals._inputs import _DifferenceMethod, _Limits, _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _find_root,
@@ -293,10 +293,9 @@ def ratio_interval(
     >>> print(ratio_interval(1, 1, 7, 12, method="bonett-price"))
     [0.0677, 0.9227]
     """
-    name, cells, level, shape, scalar = check_table_call(
-        RATIO_METHODS, "ratio", (a, b, c, d), confidence_level, method
+    return whole_table_interval(
+        _ratio_limits, RATIO_METHODS, "ratio", (a, b, c, d), confidence_level, method
     )
-    return _finish(*_ratio_limits(name, *cells, level), shape, scalar)
 
 
 def _ratio_limits(
