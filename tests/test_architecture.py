@@ -202,8 +202,8 @@ def test_the_graph_sees_lazy_imports() -> None:
     graph = _graph()
     # McNemarResult.confidence_interval imports the intervals inside the method
     assert "mcnemar.intervals" in graph["mcnemar.inference"]
-    # planning.power hands margins to margin_planning inside the function
-    assert "mcnemar.margin_planning" in graph["mcnemar.planning._power"]
+    # planning.power hands margins to planning._margin inside the function
+    assert "mcnemar.planning._margin" in graph["mcnemar.planning._power"]
 
 
 # --------------------------------------------------------------------------------------------

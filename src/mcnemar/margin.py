@@ -70,8 +70,8 @@ from mcnemar.errors import McNemarError
 from mcnemar.inference import as_table, format_pvalue
 from mcnemar.intervals import ConfidenceInterval, _tango_statistic, difference_interval
 
-# The submodule, not the package: mcnemar.planning delegates to margin_planning, which imports
-# this module.
+# The submodule, not the package: mcnemar.planning delegates to mcnemar.planning._margin, which
+# imports this module.
 from mcnemar.planning._kernel import _binom_sf
 from mcnemar.table import PairedTable
 

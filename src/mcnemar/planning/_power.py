@@ -15,7 +15,7 @@ from mcnemar.planning._validation import (
 )
 
 if TYPE_CHECKING:
-    from mcnemar.margin_planning import MarginPowerResult
+    from mcnemar.planning._margin import MarginPowerResult
 
 # --------------------------------------------------------------------------------------------
 # public functions
@@ -116,11 +116,11 @@ def power(
     array([0.299, 0.569, 0.876])
     """
     if margin is not None:
-        from mcnemar import margin_planning
+        from mcnemar.planning import _margin
 
-        return margin_planning.power(
-            n, p10, p01, margin=margin, difference=difference, discordance=discordance,
-            table=table, alpha=alpha, alternative=alternative, method=method,
+        return _margin._power(
+            lambda: power_settings(n, p10, p01, difference, discordance, table), margin=margin,
+            alpha=alpha, alternative=alternative, method=method,
         )
     method = _check_choice(method, "method", _METHODS)
     alternative = _check_choice(alternative, "alternative", _ALTERNATIVES)

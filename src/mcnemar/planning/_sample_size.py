@@ -34,7 +34,7 @@ from mcnemar.planning._validation import (
 )
 
 if TYPE_CHECKING:
-    from mcnemar.margin_planning import MarginSampleSizeResult
+    from mcnemar.planning._margin import MarginSampleSizeResult
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -228,11 +228,11 @@ def sample_size(
     True
     """
     if margin is not None:
-        from mcnemar import margin_planning
+        from mcnemar.planning import _margin
 
-        return margin_planning.sample_size(
-            p10, p01, margin=margin, difference=difference, discordance=discordance,
-            table=table, power=power, alpha=alpha, alternative=alternative, method=method,
+        return _margin._sample_size(
+            lambda: one_setting(p10, p01, difference, discordance, table), margin=margin,
+            power=power, alpha=alpha, alternative=alternative, method=method,
         )
     method = _check_choice(method, "method", _METHODS)
     alternative = _check_choice(alternative, "alternative", _ALTERNATIVES)
