@@ -94,6 +94,25 @@ class DeferredSource:
     key_types: tuple[str, ...] = ()
 
 
+def _object_vector(values: Iterable[Any]) -> np.ndarray:
+    """A per-record column of objects (keys, clusters, contents): tuples stay whole."""
+    if isinstance(values, np.ndarray) and values.dtype == object and values.ndim == 1:
+        return values
+    return object_array(list(values))
+
+
+def _sized(values: Iterable[Any]) -> Any:
+    """``values`` itself when it has a length (a list or an array), else a list of it."""
+    return values if hasattr(values, "__len__") else list(values)
+
+
+def _array_or_none(values: Any, dtype: Any) -> np.ndarray | None:
+    """A per-record column, if any, as an array of ``dtype``."""
+    if values is None:
+        return None
+    return _object_vector(values) if dtype is object else np.asarray(values, dtype=dtype)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RunResults:
     """Per-record outcomes of one evaluation run, as read from a file (no statistics).
@@ -167,12 +186,18 @@ class RunResults:
         format: str = "memory",
         epochs: Iterable[int] | None = None,
         clusters: Iterable[Any] | None = None,
+        errored: Iterable[bool] | None = None,
+        contents: Iterable[Any] | None = None,
+        **fields: Any,
     ) -> RunResults:
-        """A run held in memory: one item key and one score per record.
+        """A run from one item key and one score per record (the readers build theirs here).
 
         For outcomes already in Python (a notebook, a test); files go through the readers.
         A score of ``None`` or NaN is a record without a score, as in a file. ``path``
-        defaults to ``name``; ``epochs`` (sample index) and ``clusters`` are per record.
+        defaults to ``name``; ``epochs`` (sample index), ``clusters``, ``errored`` and
+        ``contents`` are per record. ``fields`` sets the other attributes (``key_names``,
+        ``score_name``, ``sample_name``, ``cluster_name``, ``metadata``, ``identity``), as a
+        reader records them.
 
         Examples
         --------
@@ -180,9 +205,10 @@ class RunResults:
         >>> run.keys.tolist(), run.scores.tolist(), run.records
         (['q1', 'q2', ('q3', 1)], [1.0, nan, 1.0], 3)
         """
-        key_array = object_array(list(keys))
-        columns = {"scores": list(scores), "epochs": None if epochs is None else list(epochs),
-                   "clusters": None if clusters is None else list(clusters)}
+        key_array = _object_vector(keys)
+        columns = {what: None if values is None else _sized(values) for what, values in (
+            ("scores", scores), ("epochs", epochs), ("clusters", clusters),
+            ("errored", errored), ("contents", contents))}
         for what, values in columns.items():
             if values is not None and len(values) != len(key_array):
                 raise McNemarError(f"{what} must hold one value per key ({len(key_array)}), "
@@ -193,14 +219,16 @@ class RunResults:
             raise McNemarError(f"scores must be numbers, booleans or None ({exc})") from None
         if score_array.ndim != 1:
             raise McNemarError("scores must hold one number per key, not lists")
+        fields.setdefault("sample_name", None if epochs is None else "sample")
+        fields.setdefault("cluster_name", None if clusters is None else "cluster")
         return cls(
             name=name, path=path if path is not None else name, format=format,
             keys=key_array, scores=score_array, records=len(key_array),
-            epochs=None if columns["epochs"] is None
-            else np.asarray(columns["epochs"], dtype=np.int64),
-            sample_name=None if epochs is None else "sample",
-            clusters=None if columns["clusters"] is None else object_array(columns["clusters"]),
-            cluster_name=None if clusters is None else "cluster",
+            epochs=_array_or_none(columns["epochs"], np.int64),
+            clusters=_array_or_none(columns["clusters"], object),
+            errored=_array_or_none(columns["errored"], bool),
+            contents=_array_or_none(columns["contents"], object),
+            **fields,
         )
 
     @property

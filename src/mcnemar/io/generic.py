@@ -32,7 +32,6 @@ from mcnemar.io._run import (
     RunResults,
     iter_json_records,
     name_list,
-    object_array,
     read_parquet,
     require_known,
     score_to_float,
@@ -381,20 +380,11 @@ def _from_rows(
             clusters.append(_text(record.get(cluster, "")))
     if run_column is not None and not keys:
         raise InputFileError(f"no record has {run_column} = {run!r}", path=str(p))
-    return RunResults(
-        name=display,
-        path=str(p),
-        format=kind,
-        keys=object_array(keys),
-        scores=np.asarray(scores, dtype=np.float64),
-        records=len(keys),
-        key_names=tuple(id_cols),
-        score_name=score_col,
-        epochs=np.asarray(epochs, dtype=np.int64) if sample is not None else None,
-        sample_name=sample,
-        clusters=object_array(clusters) if cluster is not None else None,
-        cluster_name=cluster,
-        metadata={"run": run} if run is not None else {},
+    return RunResults.from_scores(
+        keys, scores, epochs=epochs if sample is not None else None,
+        clusters=clusters if cluster is not None else None, name=display, path=str(p),
+        format=kind, key_names=tuple(id_cols), score_name=score_col, sample_name=sample,
+        cluster_name=cluster, metadata={"run": run} if run is not None else {},
     )
 
 

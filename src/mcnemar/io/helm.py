@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from mcnemar.errors import InputFileError, option
-from mcnemar.io._run import RunResults, load_json_document, object_array, short_repr
+from mcnemar.io._run import RunResults, load_json_document, short_repr
 from mcnemar.io.identity import RunIdentity, TaskIdentity
 
 __all__ = ["read_helm"]
@@ -49,6 +49,10 @@ def read_helm(
     progress: bool | None = None,
 ) -> RunResults:
     """Read HELM ``per_instance_stats.json`` (or a run directory holding it).
+
+    Each instance is an item keyed by ``(instance_id, perturbation)``; its score is the
+    ``mean`` of the chosen stat. The sibling ``run_spec.json``, when present, names the model
+    and the scenario, which the identity checks compare.
 
     Parameters
     ----------
@@ -157,18 +161,10 @@ def read_helm(
         # HELM writes per_instance_stats.json once the run's metrics are computed.
         status="complete",
     )
-    return RunResults(
-        name=name or model or p.parent.name or p.name,
-        path=str(p),
-        format="helm",
-        keys=object_array(keys),
-        scores=np.asarray(scores, dtype=np.float64),
-        records=len(keys),
-        key_names=("instance_id", "perturbation"),
-        score_name=score,
-        epochs=np.asarray(trials, dtype=np.int64),
-        sample_name="train_trial_index",
-        metadata=metadata,
+    return RunResults.from_scores(
+        keys, scores, epochs=trials, name=name or model or p.parent.name or p.name,
+        path=str(p), format="helm", key_names=("instance_id", "perturbation"),
+        score_name=score, sample_name="train_trial_index", metadata=metadata,
         identity=identity,
     )
 

@@ -22,7 +22,7 @@ import numpy as np
 
 from mcnemar.errors import InputFileError, option
 from mcnemar.io._archive import BoundedArchive, ReadLimits
-from mcnemar.io._run import RunResults, load_json_document, object_array, score_to_float, short_repr
+from mcnemar.io._run import RunResults, load_json_document, score_to_float, short_repr
 from mcnemar.io.identity import RunIdentity, TaskIdentity
 
 __all__ = ["read_inspect"]
@@ -41,6 +41,11 @@ def read_inspect(
     limits: ReadLimits | None = None,
 ) -> RunResults:
     """Read an Inspect log (``.eval`` archive or ``.json``).
+
+    Each sample of each epoch is an item keyed by the sample ``id``, its epoch numbering the
+    repeats (alignment then needs a ``reduce`` policy). Its score is the chosen scorer's value,
+    grade letters mapped as Inspect maps them (:func:`mcnemar.io.score_to_float`). The log
+    header gives the model, the task and the run's status, which the identity checks compare.
 
     Parameters
     ----------
@@ -155,23 +160,12 @@ def read_inspect(
         errored=sum(errored),
         content_name="input/target" if has_content else None,
     )
-    return RunResults(
-        name=name or model or p.name,
-        path=str(p),
-        format="inspect",
-        keys=object_array(keys),
-        scores=np.asarray(scores, dtype=np.float64),
-        records=len(keys),
-        key_names=("id",),
-        score_name=scorer,
-        epochs=np.asarray(epochs, dtype=np.int64),
-        sample_name="epoch",
-        clusters=object_array(clusters) if cluster is not None else None,
-        cluster_name=cluster,
-        metadata=metadata,
+    return RunResults.from_scores(
+        keys, scores, epochs=epochs, clusters=clusters if cluster is not None else None,
+        errored=errored, contents=contents if has_content else None,
+        name=name or model or p.name, path=str(p), format="inspect", key_names=("id",),
+        score_name=scorer, sample_name="epoch", cluster_name=cluster, metadata=metadata,
         identity=identity,
-        errored=np.asarray(errored, dtype=bool),
-        contents=object_array(contents) if has_content else None,
     )
 
 

@@ -33,7 +33,6 @@ from mcnemar.errors import InputFileError, McNemarError, option
 from mcnemar.io._run import (
     RunResults,
     iter_json_records,
-    object_array,
     require_known,
     score_to_float,
     short_repr,
@@ -125,6 +124,10 @@ def read_lmeval(
     progress: bool | None = None,
 ) -> RunResults:
     """Read lm-evaluation-harness samples (one file, or the newest file per task of a directory).
+
+    Each record is an item keyed by its task, ``doc_id`` and filter; its score is the chosen
+    metric. Each task's metric and filter, and the ``doc_hash`` of every record, go into the
+    run's identity, which the identity checks compare.
 
     Parameters
     ----------
@@ -227,20 +230,12 @@ def read_lmeval(
         harness="lm-eval", model=model, tasks=tuple(tasks), ignored=tuple(ignored),
         task_part=0, filter_part=2, content_name="doc_hash" if has_content else None,
     )
-    return RunResults(
-        name=name or model or p.name,
-        path=str(p),
-        format="lm-eval",
-        keys=object_array(keys),
-        scores=np.asarray(scores, dtype=np.float64),
-        records=len(keys),
-        key_names=("task", "doc_id", "filter"),
+    return RunResults.from_scores(
+        keys, scores, clusters=clusters if cluster is not None else None,
+        contents=contents if has_content else None, name=name or model or p.name,
+        path=str(p), format="lm-eval", key_names=("task", "doc_id", "filter"),
         score_name=",".join(dict.fromkeys(t.scorer or "acc" for t in tasks)),
-        clusters=object_array(clusters) if cluster is not None else None,
-        cluster_name=cluster,
-        metadata=metadata,
-        identity=identity,
-        contents=object_array(contents) if has_content else None,
+        cluster_name=cluster, metadata=metadata, identity=identity,
     )
 
 

@@ -37,6 +37,11 @@ def read_openai_evals(
 ) -> RunResults:
     """Read an OpenAI evals JSONL log.
 
+    Each ``match`` event is an item keyed by its ``sample_id`` (a repeated id numbers the
+    repeats); its score is the field ``score`` of the event's ``data``. The ``spec`` line names
+    the completion function(s) and the eval, and a log without its ``final_report`` line is
+    an unfinished run.
+
     Parameters
     ----------
     score : str, default "correct"
@@ -136,18 +141,10 @@ def read_openai_evals(
         status_detail=None if report is not None else "no final_report line",
         errored=len(errored_ids),
     )
-    return RunResults(
-        name=name or model or p.name,
-        path=str(p),
-        format="openai-evals",
-        keys=key_array,
-        scores=np.asarray(scores, dtype=np.float64),
-        records=len(keys),
-        key_names=("sample_id",),
-        score_name=f"data.{score}",
-        epochs=epochs,
-        sample_name="match event" if epochs is not None else None,
-        metadata=metadata,
+    return RunResults.from_scores(
+        key_array, scores, epochs=epochs, errored=errored if errored.any() else None,
+        name=name or model or p.name, path=str(p), format="openai-evals",
+        key_names=("sample_id",), score_name=f"data.{score}",
+        sample_name="match event" if epochs is not None else None, metadata=metadata,
         identity=identity,
-        errored=errored if errored.any() else None,
     )
