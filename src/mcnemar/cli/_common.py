@@ -106,6 +106,29 @@ def names_option(help: str, metavar: str | None = None) -> Callable[[F], F]:
     return click.option("--names", default=None, metavar=metavar, help=help)
 
 
+def identity_options(scope: str, warned: str) -> Callable[[F], F]:
+    """``--allow-different-tasks`` and ``--allow-different-scorers``: let runs through the
+    identity checks of :func:`mcnemar.pipeline.pair_runs` that would refuse them.
+
+    ``scope`` follows "refused by default" in each help text (which inputs the flags concern,
+    "" for all) and ``warned`` ends it (where the command says what it let through).
+    """
+
+    def apply(func: F) -> F:
+        func = click.option(
+            "--allow-different-scorers", is_flag=True, default=False,
+            help=f"Pair runs scored by different scorers, metrics or filters (refused by "
+                 f"default{scope}); {warned}.",
+        )(func)
+        return click.option(
+            "--allow-different-tasks", is_flag=True, default=False,
+            help=f"Pair runs whose tasks or datasets differ, or whose paired items differ in "
+                 f"content (refused by default{scope}); {warned}.",
+        )(func)
+
+    return apply
+
+
 def MARGIN_OPTIONS(func: F) -> F:
     """``--margin``, ``--equivalence`` and ``--margin-method`` (tests against a margin)."""
     func = click.option(

@@ -28,6 +28,7 @@ from mcnemar.cli._common import (
     confidence_level_option,
     emit,
     handle_errors,
+    identity_options,
     names_option,
     split_pair,
 )
@@ -128,12 +129,7 @@ internal error.""",
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
               help="--by-task: also write the forest plot of the tasks to this file (.svg "
                    "without dependencies; .png or .pdf need matplotlib); implies --by-task.")
-@click.option("--allow-different-tasks", is_flag=True, default=False,
-              help="Pair runs whose tasks or datasets differ, or whose paired items differ in "
-                   "content (refused by default); the report warns.")
-@click.option("--allow-different-scorers", is_flag=True, default=False,
-              help="Pair runs scored by different scorers, metrics or filters (refused by "
-                   "default); the report warns.")
+@identity_options("", "the report warns")
 @click.option("--max-inflated-mb", type=click.FloatRange(min=0, min_open=True), default=None,
               metavar="MB",
               help="Most megabytes an .eval archive may inflate to (default 2048); an archive "

@@ -23,6 +23,7 @@ from mcnemar.cli._common import (
     confidence_level_option,
     emit,
     handle_errors,
+    identity_options,
     names_option,
 )
 from mcnemar.errors import McNemarError, McNemarWarning
@@ -87,12 +88,7 @@ def _baseline(value: str | None, names: list[str]) -> int | str | None:
               help="Run files: a score >= THRESHOLD counts as right (for non-0/1 scores).")
 @click.option("--reduce", type=click.Choice(REDUCE_PER_ITEM), default=None,
               help="Run files: how to combine several samples (epochs) of one item.")
-@click.option("--allow-different-tasks", is_flag=True, default=False,
-              help="Run files: pair runs whose tasks or datasets differ, or whose paired items "
-                   "differ in content (refused by default); a warning on stderr says so.")
-@click.option("--allow-different-scorers", is_flag=True, default=False,
-              help="Run files: pair runs scored by different scorers, metrics or filters "
-                   "(refused by default); a warning on stderr says so.")
+@identity_options(", for run files", "a warning on stderr says so")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False, path_type=str),
               default=None, help="Also draw a plot to this .png/.svg/.pdf file.")
 @click.option("--plot-kind", type=click.Choice(vocabulary.names(vocabulary.PLOT_KINDS)),
