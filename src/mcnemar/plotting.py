@@ -190,7 +190,7 @@ def pairwise_heatmap(
     Returns
     -------
     pathlib.Path
-        ``path``.
+        ``path``, now holding the heatmap.
 
     Examples
     --------
@@ -303,17 +303,19 @@ def forest(
     Returns
     -------
     pathlib.Path
-        ``path``.
+        ``path``, now holding the forest plot.
 
     Examples
     --------
-    >>> import numpy as np, mcnemar.multiple, mcnemar.plotting, tempfile, os
-    >>> rng = np.random.default_rng(1)
-    >>> x = (rng.random((4, 300)) < np.array([[0.9], [0.85], [0.8], [0.7]])).astype(int)
-    >>> res = mcnemar.multiple.pairwise(x, baseline=3)
-    >>> out = mcnemar.plotting.forest(res, os.path.join(tempfile.mkdtemp(), "f.png"))
-    >>> out.name
-    'f.png'
+    Three candidates against a baseline, each scored on the same 6 items (one row per model):
+
+    >>> import tempfile, pathlib
+    >>> from mcnemar.multiple import pairwise
+    >>> from mcnemar.plotting import forest
+    >>> outcomes = [[1, 1, 1, 1, 0, 1], [1, 0, 1, 1, 0, 0], [1, 1, 0, 0, 1, 1], [0, 1, 1, 0, 0, 1]]
+    >>> res = pairwise(outcomes, names=["new", "tuned", "small", "old"], baseline=3)
+    >>> forest(res, pathlib.Path(tempfile.mkdtemp()) / "forest.svg").suffix
+    '.svg'
     """
     res = _check_result(result, "forest")
     out = _check_path(path)
@@ -397,7 +399,7 @@ def eprocess(
     Returns
     -------
     pathlib.Path
-        ``path``.
+        ``path``, now holding the e-process plot.
 
     Examples
     --------
