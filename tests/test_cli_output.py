@@ -91,7 +91,7 @@ def test_input_format_choices_are_the_readers_formats() -> None:
     knows (the CLI spells them out so that starting it does not import the readers)."""
     import click
 
-    from mcnemar.cli._common import INPUT_FORMATS
+    from mcnemar.cli._options import INPUT_FORMATS
     from mcnemar.cli.compare import compare
     from mcnemar.cli.monitor import monitor
     from mcnemar.io.detect import FORMATS

@@ -88,7 +88,7 @@ def _toy_file(path: Path, verdicts: dict[str, str], header: str = "") -> Path:
 
 def test_a_registered_format_is_read_detected_and_listed(toy: ReaderSpec,
                                                          tmp_path: Path) -> None:
-    from mcnemar.cli._common import INPUT_FORMATS
+    from mcnemar.cli._options import INPUT_FORMATS
     from mcnemar.io import FORMATS
     from mcnemar.io.detect import FORMATS as DETECTED
     from mcnemar.vocabulary import input_formats

@@ -16,18 +16,15 @@ from typing import Any
 import click
 
 from mcnemar import vocabulary
-from mcnemar.cli._common import (
+from mcnemar.cli._common import ExitCode, command, emit, handle_errors
+from mcnemar.cli._options import (
     BAYES_OPTIONS,
     FORMAT_OPTION,
     MARGIN_OPTIONS,
-    ExitCode,
     InputFormatChoice,
     alpha_option,
     alternative_option,
-    command,
     confidence_level_option,
-    emit,
-    handle_errors,
     identity_options,
     names_option,
     split_pair,

@@ -15,15 +15,13 @@ import click
 import numpy as np
 
 from mcnemar import vocabulary
-from mcnemar.cli._common import (
+from mcnemar.cli._common import command, emit, handle_errors
+from mcnemar.cli._options import (
     FORMAT_OPTION,
     REDUCE_PER_ITEM,
     InputFormatChoice,
     alpha_option,
     alternative_option,
-    command,
-    emit,
-    handle_errors,
     names_option,
     split_pair,
 )

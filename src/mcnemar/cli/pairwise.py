@@ -14,15 +14,13 @@ import warnings
 import click
 
 from mcnemar import vocabulary
-from mcnemar.cli._common import (
+from mcnemar.cli._common import command, emit, handle_errors
+from mcnemar.cli._options import (
     FORMAT_OPTION,
     REDUCE_PER_ITEM,
     alpha_option,
     alternative_option,
-    command,
     confidence_level_option,
-    emit,
-    handle_errors,
     identity_options,
     names_option,
 )

@@ -19,14 +19,8 @@ from typing import Any
 import click
 
 from mcnemar import vocabulary
-from mcnemar.cli._common import (
-    FORMAT_OPTION,
-    alpha_option,
-    alternative_option,
-    command,
-    emit,
-    handle_errors,
-)
+from mcnemar.cli._common import command, emit, handle_errors
+from mcnemar.cli._options import FORMAT_OPTION, alpha_option, alternative_option
 from mcnemar.errors import McNemarError
 
 __all__ = ["power"]

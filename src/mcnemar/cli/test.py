@@ -7,17 +7,14 @@ from typing import Any
 
 import click
 
-from mcnemar.cli._common import (
+from mcnemar.cli._common import ExitCode, emit, handle_errors, spelled_for_command
+from mcnemar.cli._options import (
     BAYES_OPTIONS,
     FORMAT_OPTION,
     MARGIN_OPTIONS,
-    ExitCode,
     alpha_option,
     alternative_option,
     confidence_level_option,
-    emit,
-    handle_errors,
-    spelled_for_command,
 )
 from mcnemar.errors import McNemarError
 from mcnemar.validation import check_open_unit
