@@ -14,6 +14,7 @@ and fractional numbers are refused, because silently turning ``true`` into 1 or 
 from __future__ import annotations
 
 import math
+from abc import abstractmethod
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
@@ -343,7 +344,28 @@ def _check_total(*counts: int | None) -> None:
         )
 
 
-class PassesFramingRequest(_Options, _Extras):
+class _Counts(_Options, _Extras):
+    """What the two framings share: the total and the decisions are checked on the cells in
+    the passes order, which each framing gives with :meth:`cells`."""
+
+    @abstractmethod
+    def cells(self) -> tuple[int | None, int, int, int | None]:
+        """The counts as cells (a, b, c, d) of the passes table; a and d may be missing."""
+
+    @model_validator(mode="after")
+    def _total(self) -> _Counts:
+        a, b, c, d = self.cells()
+        _check_total(a, b, c, d)
+        _check_decisions(self, None if a is None or d is None else a + b + c + d)
+        return self
+
+    @property
+    def a_d_missing(self) -> bool:
+        a, _, _, d = self.cells()
+        return a is None or d is None
+
+
+class PassesFramingRequest(_Counts):
     """Counts of passes: the table as a, b, c, d.
 
     ``a`` = both right, ``b`` = A right and B wrong, ``c`` = A wrong and B right,
@@ -357,23 +379,15 @@ class PassesFramingRequest(_Options, _Extras):
     c: Count = Field(description="A wrong and B right.")
     d: Count | None = Field(None, description="Both systems wrong (optional).")
 
-    @model_validator(mode="after")
-    def _total(self) -> PassesFramingRequest:
-        _check_total(self.a, self.b, self.c, self.d)
-        known = None if self.a is None or self.d is None else self.a + self.b + self.c + self.d
-        _check_decisions(self, known)
-        return self
-
-    @property
-    def a_d_missing(self) -> bool:
-        return self.a is None or self.d is None
+    def cells(self) -> tuple[int | None, int, int, int | None]:
+        return self.a, self.b, self.c, self.d
 
 
-class ErrorsFramingRequest(_Options, _Extras):
+class ErrorsFramingRequest(_Counts):
     """Counts of errors, as an error analysis reports them.
 
-    "Only A wrong" is cell c of the passes table and "only B wrong" is cell b; the mapping is
-    done by :meth:`mcnemar.table.PairedTable.from_errors`.
+    "Only A wrong" is cell c of the passes table and "only B wrong" is cell b, as in
+    :meth:`mcnemar.table.PairedTable.from_errors`.
     """
 
     framing: Literal["errors"] = Field(description="Count errors.")
@@ -382,19 +396,8 @@ class ErrorsFramingRequest(_Options, _Extras):
     only_b_wrong: Count = Field(description="Only system B wrong (A right).")
     both_wrong: Count | None = Field(None, description="Both systems wrong (optional).")
 
-    @model_validator(mode="after")
-    def _total(self) -> ErrorsFramingRequest:
-        cells = (self.both_right, self.only_a_wrong, self.only_b_wrong, self.both_wrong)
-        _check_total(*cells)
-        known = None if self.both_right is None or self.both_wrong is None else sum(
-            x for x in cells if x is not None
-        )
-        _check_decisions(self, known)
-        return self
-
-    @property
-    def a_d_missing(self) -> bool:
-        return self.both_right is None or self.both_wrong is None
+    def cells(self) -> tuple[int | None, int, int, int | None]:
+        return self.both_right, self.only_b_wrong, self.only_a_wrong, self.both_wrong
 
 
 def _framing_of(value: Any) -> str:
