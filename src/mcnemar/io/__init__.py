@@ -22,12 +22,12 @@ them into the paired 2x2 table, strictly (see :mod:`mcnemar.io.align`).
 
 Examples
 --------
->>> import tempfile, pathlib
->>> d = pathlib.Path(tempfile.mkdtemp())
->>> _ = (d / "a.csv").write_text("id,score\\nq1,1\\nq2,1\\nq3,0\\n")
->>> _ = (d / "b.csv").write_text("id,score\\nq3,1\\nq2,0\\nq1,1\\n")
->>> al = align(read_run(d / "a.csv"), read_run(d / "b.csv"))
->>> al.counts
+Two runs in any order are paired by item key (a run read from a file, by :func:`read_run`, is
+the same object):
+
+>>> a = RunResults.from_scores(["q1", "q2", "q3"], [1, 1, 0], name="a")
+>>> b = RunResults.from_scores(["q3", "q2", "q1"], [1, 0, 1], name="b")
+>>> align(a, b).counts
 (1, 1, 1, 0)
 """
 
