@@ -109,6 +109,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from mcnemar import vocabulary
+from mcnemar._format import json_number
 from mcnemar.errors import McNemarError
 from mcnemar.intervals import ConfidenceInterval
 
@@ -398,13 +399,6 @@ def _ci(low: FloatArray, high: FloatArray) -> ConfidenceInterval[Any]:
 # results
 
 
-def _json(x: Any) -> Any:
-    if x is None:
-        return None
-    v = float(x)
-    return v if math.isfinite(v) else None
-
-
 def _exp(x: float) -> float:
     return math.exp(x) if x < 709.0 else math.inf
 
@@ -482,9 +476,9 @@ class _SequentialState(ABC):
             "n": self.n,
             "b": self.b,
             "c": self.c,
-            "evalue": _json(self.evalue),
-            "log10_evalue": _json(self.log10_evalue),
-            "max_log10_evalue": _json(self._log_max() / _LN10),
+            "evalue": json_number(self.evalue),
+            "log10_evalue": json_number(self.log10_evalue),
+            "max_log10_evalue": json_number(self._log_max() / _LN10),
             "pvalue": self.pvalue,
             "threshold": 1.0 / self.alpha,
             "rejected": self.rejected,

@@ -59,7 +59,7 @@ from scipy import special
 
 from mcnemar import _tasks_render as render
 from mcnemar import vocabulary
-from mcnemar._format import Rendered, shorten
+from mcnemar._format import Rendered, json_number, shorten
 from mcnemar._tasks_read import read_suite, read_suite_pair, splits_into_tasks
 from mcnemar._tasks_render import _micro_interval, _s, _verdict, forest_svg
 from mcnemar.errors import InputFileError, McNemarError, option
@@ -172,14 +172,14 @@ class TaskResult:
         return {
             "task": self.task,
             "table": {"a": self.a, "b": self.b, "c": self.c, "d": self.d, "n": self.n},
-            "difference": {"estimate": _json(self.difference), "low": _json(self.low),
-                           "high": _json(self.high)},
-            "pvalue": _json(self.pvalue),
-            "adjusted_pvalue": _json(self.adjusted_pvalue),
+            "difference": {"estimate": json_number(self.difference), "low": json_number(self.low),
+                           "high": json_number(self.high)},
+            "pvalue": json_number(self.pvalue),
+            "adjusted_pvalue": json_number(self.adjusted_pvalue),
             "worse": self.worse,
             "better": self.better,
             "test": self.test,
-            "log10_pvalue": _json(self.log10_pvalue),
+            "log10_pvalue": json_number(self.log10_pvalue),
         }
 
 
@@ -218,14 +218,14 @@ class MacroResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe ``overall.macro`` (schema ``mcnemar.tasks/1``)."""
         return {
-            "estimate": _json(self.estimate),
-            "low": _json(self.low),
-            "high": _json(self.high),
-            "pvalue": _json(self.pvalue),
+            "estimate": json_number(self.estimate),
+            "low": json_number(self.low),
+            "high": json_number(self.high),
+            "pvalue": json_number(self.pvalue),
             "weights": [{"task": t, "weight": w} for t, w in
                         zip(self.tasks, self.weights, strict=True)],
-            "standard_error": _json(self.standard_error),
-            "statistic": _json(self.statistic),
+            "standard_error": json_number(self.standard_error),
+            "statistic": json_number(self.statistic),
             "test": "z-test on the mean of the per-task differences",
             "alternative": self.alternative,
             "confidence_level": self.confidence_level,
@@ -381,7 +381,7 @@ class TaskComparison(Rendered):
             "overall": {
                 "headline": self.overall.headline,
                 "reason": self.overall.reason,
-                "micro": {**micro, "low": _json(lo), "high": _json(hi)},
+                "micro": {**micro, "low": json_number(lo), "high": json_number(hi)},
                 "macro": self.overall.macro.to_dict(),
             },
             "alignment": None if self.alignment is None else self.alignment.to_dict(),
@@ -415,13 +415,6 @@ class TaskComparison(Rendered):
     def to_svg(self) -> str:
         """The forest plot as a standalone SVG string (:func:`forest_svg`, no dependency)."""
         return forest_svg(self)
-
-
-def _json(x: Any) -> Any:
-    if x is None:
-        return None
-    v = float(x)
-    return v if math.isfinite(v) else None
 
 
 def macro_difference(counts: Any, *, weights: Any = None, variances: Any = None,
