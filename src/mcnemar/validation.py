@@ -228,22 +228,18 @@ def _too_small(name: str, minimum: int, shown: str) -> str:
     return f"{name} must be >= 0, got {shown}; counts cannot be negative"
 
 
-def check_count(
-    value: Any,
-    argument: str,
-    *,
-    minimum: int = 0,
-    error: type[McNemarError] = McNemarError,
-) -> int:
+def check_count(value: Any, argument: str, *, minimum: int = 0) -> int:
     """One count (see :func:`check_counts`), as a Python ``int``.
 
     >>> check_count(12.0, "n", minimum=1)
     12
     """
-    arr = check_counts(value, argument, minimum=minimum, error=error)
+    arr = check_counts(value, argument, minimum=minimum)
     if arr.ndim != 0:
-        raise error(f"{_named(argument)} must be one count, got an array of shape {arr.shape}",
-                    argument=argument)
+        raise McNemarError(
+            f"{_named(argument)} must be one count, got an array of shape {arr.shape}",
+            argument=argument,
+        )
     return int(arr)
 
 
