@@ -37,8 +37,10 @@ demo: $(VENV)/.core
 browser:
 	sh scripts/install-browser.sh
 
+# One worker per core; a test module stays on one worker, so its server, browser or Spark
+# session starts once.
 test: $(VENV)/.test browser
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check src tests benchmarks examples scripts
