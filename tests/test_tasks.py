@@ -225,7 +225,7 @@ _table = st.tuples(st.integers(0, 60), st.integers(0, 40), st.integers(0, 40),
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(_table, min_size=1, max_size=6),
+@given(st.lists(_table, min_size=1, max_size=8),
        st.sampled_from(["two-sided", "less", "greater"]),
        st.sampled_from(["holm", "bh", "none"]))
 def test_sentences_follow_from_numbers(tables, alternative, adjust) -> None:
@@ -236,8 +236,16 @@ def test_sentences_follow_from_numbers(tables, alternative, adjust) -> None:
              and alternative != "greater"]
     assert [t.task for t in res.worse] == [t.task for t in worse]
     assert f"{len(worse)} of {len(tables)} task" in text
-    for t in worse:
+    # Up to six worse tasks are all named; more are five names and the number left.
+    named = worse if len(worse) <= 6 else worse[:5]
+    for t in named:
         assert t.task in text
+    for t in worse[len(named):]:
+        assert t.task not in text
+    if len(named) < len(worse):
+        assert f" and {len(worse) - 5} more." in text
+    else:
+        assert " more." not in text
     est, _, _, p = res.headline
     if p is None:
         assert "undefined" in text
@@ -282,6 +290,19 @@ def _check_printed_table(res) -> None:  # type: ignore[no-untyped-def]
 
 
 # --- inputs, options and errors -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("k", [6, 7])
+def test_worse_tasks_named_up_to_six(k: int) -> None:
+    # k tasks each with 0 of 12 discordant items for A: every one significantly worse.
+    res = compare_task_tables({f"task{i}": (3, 0, 12, 1) for i in range(k)}, adjust="none")
+    assert len(res.worse) == k
+    text = res.verdict()
+    if k == 6:
+        assert "task0, task1, task2, task3, task4, task5." in text
+    else:
+        assert "task0, task1, task2, task3, task4 and 2 more." in text
+        assert "task5" not in text and "task6" not in text
 
 
 def test_task_column_of_a_generic_run() -> None:

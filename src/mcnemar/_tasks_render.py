@@ -103,8 +103,11 @@ def verdict(c: TaskComparison) -> str:
     worse = c.worse
     count = f"{len(worse)} of {len(c.tasks)} task{_s(len(c.tasks))}"
     if worse:
-        shown = ", ".join(clean_name(t.task) for t in worse[:5])
-        more = f" and {len(worse) - 5} more" if len(worse) > 5 else ""
+        # Up to six names; beyond, five and the number left ("and 1 more" would hide a name
+        # that fits in its place).
+        named = worse if len(worse) <= 6 else worse[:5]
+        shown = ", ".join(clean_name(t.task) for t in named)
+        more = f" and {len(worse) - len(named)} more" if len(named) < len(worse) else ""
         second = (f"{count} significantly worse for {a} {adj_text}: {shown}{more}.")
     else:
         second = f"{count} significantly worse for {a} {adj_text}."
