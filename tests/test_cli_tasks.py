@@ -119,8 +119,15 @@ def test_long_file_with_a_task_column(tmp_path: Path) -> None:
                   "subject", "--id", "question", "--score", "correct")
     assert _tables(doc) == {"algebra": {"a": 3, "b": 2, "c": 0, "d": 1},
                             "history": {"a": 2, "b": 0, "c": 3, "d": 1}}
-    no_id = invoke(path, "--run-column", "model", "--task-column", "subject")
-    assert no_id.exit_code == ExitCode.BAD_INPUT and "--task-column needs --id" in no_id.stderr
+    # Without --id the item id is detected as compare detects it, behind the task column.
+    detected = tmp_path / "detected.csv"
+    detected.write_text(path.read_text().replace("question,", "id,", 1))
+    assert _tables(as_json(detected, "--run-column", "model", "--runs", "new,old",
+                           "--task-column", "subject")) == _tables(doc)
+    missing = invoke(path, "--run-column", "model", "--runs", "new,old", "--task-column",
+                     "topic", "--id", "question")
+    assert missing.exit_code == ExitCode.BAD_INPUT
+    assert "--task-column topic: no such column" in missing.stderr
 
 
 def test_plot_files_and_outputs(tmp_path: Path) -> None:

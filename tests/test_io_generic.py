@@ -370,3 +370,41 @@ def test_a_named_column_that_is_not_there_is_refused_alike_on_every_path(
     monkeypatch.setattr(generic_module, "_duckdb_available", lambda: False)
     with pytest.raises(InputFileError, match=pattern):
         read_run(tmp_path / "r.parquet", cluster="doc")
+
+
+def test_task_column_leads_the_key_alike_on_every_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The same id in two tasks is two items: the task column leads the key, (task, id), with
+    # the id column detected or chosen; the three reading paths agree, and a task column that
+    # is not there names the option.
+    pytest.importorskip("pyarrow")
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    (tmp_path / "r.csv").write_text("subject,id,score\nx,q1,1\nx,q2,0\ny,q1,1\n")
+    pq.write_table(pa.table({"subject": ["x", "x", "y"], "id": ["q1", "q2", "q1"],
+                             "score": [1, 0, 1]}), tmp_path / "r.parquet")
+    want = [("x", "q1"), ("x", "q2"), ("y", "q1")]
+
+    def read(name: str, **options: object) -> list[object]:
+        run = read_run(tmp_path / name, **options).load()
+        assert run.key_names == ("subject", "id") and run.scores.tolist() == [1.0, 0.0, 1.0]
+        return sorted(run.keys.tolist())
+
+    assert read("r.csv", task_column="subject") == want
+    assert read("r.csv", task_column="subject", id=["subject", "id"]) == want
+    paths = ["r.csv"]
+    if generic_module._duckdb_available():
+        assert read("r.parquet", task_column="subject") == want
+        assert read("r.csv", task_column="subject", engine="duckdb") == want
+        paths.append("r.parquet")
+    for name in paths:
+        with pytest.raises(InputFileError, match="task_column='topic': no such column; the "
+                           "columns are 'subject', 'id', 'score'") as err:
+            read_run(tmp_path / name, task_column="topic")
+        assert err.value.argument == "task_column"
+    monkeypatch.setattr(generic_module, "_duckdb_available", lambda: False)
+    assert read("r.parquet", task_column="subject") == want
+    with pytest.raises(McNemarError, match="do not apply to lm-eval files"):
+        read_run(DATA / "real" / "lmeval" / "a", task_column="subject")

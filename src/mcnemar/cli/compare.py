@@ -324,13 +324,8 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
     if plot_path is not None and Path(plot_path).suffix.lower() not in (".svg", ".png", ".pdf"):
         raise McNemarError(f"--plot {plot_path}: the file must end in .svg, .png or .pdf")
     ids = list(id_columns)
-    if task_column is not None:
-        if not ids:
-            raise McNemarError("--task-column needs --id: the column of the item id within "
-                               "a task (the task and the id together name an item)")
-        if task_column not in ids:
-            ids = [task_column, *ids]
     read_options = {"id": None if not ids else ids[0] if len(ids) == 1 else ids,
+                    "task_column": task_column,
                     "score": options.pop("score"), "filter": options.pop("filter_name"),
                     "value_key": options.pop("value_key"),
                     "perturbation": options.pop("perturbation"),

@@ -151,8 +151,8 @@ def spec(name: str) -> ReaderSpec:
 
 # --- the built-in formats ----------------------------------------------------------------
 
-_GENERIC_OPTIONS = ("id", "score", "run_column", "run", "sample", "cluster", "name", "engine",
-                    "progress")
+_GENERIC_OPTIONS = ("id", "score", "run_column", "run", "sample", "cluster", "task_column",
+                    "name", "engine", "progress")
 
 # The three generic formats share one reader, told which format it reads by `format=`.
 for _name, _label, _sniffer in (("csv", "CSV / TSV", _sniff.sniff_csv),

@@ -91,13 +91,20 @@ def _pick(
 def _choose_columns(
     columns: Sequence[str], path: Path, ids: list[str] | None, score: str | None,
     run_column: str | None, sample: str | None, cluster: str | None,
+    task_column: str | None = None,
 ) -> tuple[list[str], str]:
     """The id column(s) and the score column (chosen or detected), after checking the others.
 
-    The run, sample and cluster columns named must be there too: the same check whichever of
-    the Python, DuckDB or pyarrow paths reads the file.
+    The run, sample, cluster and task columns named must be there too: the same check
+    whichever of the Python, DuckDB or pyarrow paths reads the file. A task column leads the
+    item key (unless the ids chosen already hold it).
     """
     id_cols = _pick(columns, ids, ID_COLUMNS, "id", "id", path)
+    if task_column is not None and task_column not in id_cols:
+        if task_column not in columns:
+            raise InputFileError(f"{option('task_column', repr(task_column))}: no such column; "
+                                 f"the columns are {name_list(columns)}", path=str(path))
+        id_cols = [task_column, *id_cols]
     score_col = _pick(columns, [score] if score else None, SCORE_COLUMNS, "score", "score",
                       path)[0]
     for extra, what in ((run_column, "run"), (sample, "sample"), (cluster, "cluster")):
@@ -138,6 +145,7 @@ def read_generic(
     run: str | None = None,
     sample: str | None = None,
     cluster: str | None = None,
+    task_column: str | None = None,
     name: str | None = None,
     engine: str = "auto",
     progress: bool | None = None,
@@ -162,6 +170,10 @@ def read_generic(
         to count them as separate items unless a ``reduce`` policy is chosen.
     cluster : str, optional
         Column holding a cluster label per item (for clustered analyses).
+    task_column : str, optional
+        Column naming each item's task, for a file of several tasks: it leads the item key
+        (``(task, id)``, so an id may repeat across tasks), and a per-task comparison
+        (:func:`mcnemar.tasks.compare_tasks` with ``task_column``) splits the run by it.
     name : str, optional
         Display name (default: the run value or the file name).
     engine : {"auto", "python", "duckdb"}
@@ -198,17 +210,19 @@ def read_generic(
         and _duckdb_available()
     )
     if kind == "parquet" and not use_engine:
-        return _read_parquet_arrow(p, ids, score, run_column, run, sample, cluster, display)
+        return _read_parquet_arrow(p, ids, score, run_column, run, sample, cluster, display,
+                                   task_column)
     if use_engine:
         if not _duckdb_available():
             raise McNemarError("engine='duckdb' needs DuckDB: pip install 'mcnemar[frames]'")
-        return _deferred(p, kind, ids, score, run_column, run, sample, cluster, display)
+        return _deferred(p, kind, ids, score, run_column, run, sample, cluster, display,
+                         task_column)
     if kind == "csv":
         columns, rows = _csv_rows(p, progress)
     else:
         columns, rows = _jsonl_rows(p, progress)
     return _from_rows(p, kind, columns, rows, ids, score, run_column, run, sample, cluster,
-                      display)
+                      display, task_column)
 
 
 def read_long(
@@ -346,10 +360,11 @@ def _text(value: Any) -> str:
 def _from_rows(
     p: Path, kind: str, columns: list[str], rows: list[tuple[int, dict[str, Any]]],
     ids: list[str] | None, score: str | None, run_column: str | None, run: str | None,
-    sample: str | None, cluster: str | None, display: str,
+    sample: str | None, cluster: str | None, display: str, task_column: str | None = None,
 ) -> RunResults:
     # JSONL records may differ in their keys; the first record's keys name the columns.
-    id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster)
+    id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster,
+                                         task_column)
     keys: list[Any] = []
     scores: list[float] = []
     epochs: list[Any] = []
@@ -482,12 +497,14 @@ _NUMERIC = {"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "
 def _deferred(
     p: Path, kind: str, ids: list[str] | None, score: str | None, run_column: str | None,
     run: str | None, sample: str | None, cluster: str | None, display: str,
+    task_column: str | None = None,
 ) -> RunResults:
     from mcnemar.io._engine import connect, engine_error
 
     con = connect()
     columns = _engine_columns(con, p, kind)
-    id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster)
+    id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster,
+                                         task_column)
     types = _engine_types(con, p, kind)
     needed = [*id_cols, score_col] + [c for c in (run_column, sample, cluster) if c]
     key_types = tuple(types.get(c, "VARCHAR") for c in id_cols)
@@ -550,10 +567,11 @@ def _read_parquet_arrow_columns(p: Path, columns: list[str]) -> dict[str, list[A
 
 def _read_parquet_arrow(
     p: Path, ids: list[str] | None, score: str | None, run_column: str | None, run: str | None,
-    sample: str | None, cluster: str | None, display: str,
+    sample: str | None, cluster: str | None, display: str, task_column: str | None = None,
 ) -> RunResults:
     columns = read_parquet(p, files=_parquet_files(p), names_only=True, needs=_PARQUET_NEEDS)
-    id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster)
+    id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster,
+                                         task_column)
     wanted = list(dict.fromkeys([*id_cols, score_col] + [c for c in (run_column, sample, cluster)
                                                          if c]))
     data = _read_parquet_arrow_columns(p, wanted)

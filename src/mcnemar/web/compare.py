@@ -319,9 +319,9 @@ def _read(upload: Any, options: CompareOptions, read_limits: Any, workdir: Path)
     """The two uploaded files as runs (:func:`mcnemar.pipeline.read_runs`), within the
     server's read budget; a file's error names its field (or the form's field it is about).
 
-    With ``task_column`` the item id becomes (task, id), so that the same id may appear in
-    several tasks and each item knows its task (files of one row per item: CSV, JSONL,
-    Parquet).
+    With ``task_column`` the reader puts the task in front of the item id, (task, id), so
+    that the same id may appear in several tasks and each item knows its task (files of one
+    row per item: CSV, JSONL, Parquet).
     """
     from mcnemar.io.detect import detect_format
     from mcnemar.pipeline import LONG_FORMATS, read_runs
@@ -340,29 +340,19 @@ def _read(upload: Any, options: CompareOptions, read_limits: Any, workdir: Path)
                 check_parquet_rows(path, read_limits.max_inflated_bytes)
         formats.append(resolved)
 
-    def read(ids: list[Any]) -> list[Any]:
-        sides = [{"format": fmt, **({"id": i} if i else {})} for fmt, i in zip(formats, ids,
-                                                                                strict=True)]
-        with _file_errors(upload, workdir, None):
-            run_a, run_b = read_runs(paths, options_a=sides[0], options_b=sides[1],
-                                     limits=read_limits, cluster=options.cluster)
-        return [run_a, run_b]
-
-    runs = read([None, None])
     column = options.task_column
-    if column is None or all(column in run.key_names for run in runs):
-        return runs
-    for field, fmt in zip(fields, formats, strict=True):
-        if fmt not in LONG_FORMATS:
-            raise ApiError(422, f"task_column names a column of a CSV, JSONL or Parquet file; "
-                           f"{upload.filenames[field]} is {fmt}, which records its own tasks",
-                           field="task_column")
-    try:
-        return read([[column, *run.key_names] if column not in run.key_names else None
-                     for run in runs])
-    except ApiError as exc:
-        raise ApiError(exc.status, f"task_column {column!r}: {exc.message}",
-                       field="task_column", type=exc.type) from exc
+    if column is not None:
+        for field, fmt in zip(fields, formats, strict=True):
+            if fmt not in LONG_FORMATS:
+                raise ApiError(422, f"task_column names a column of a CSV, JSONL or Parquet "
+                               f"file; {upload.filenames[field]} is {fmt}, which records its "
+                               "own tasks", field="task_column")
+    side = [{"format": fmt, **({"task_column": column} if column is not None else {})}
+            for fmt in formats]
+    with _file_errors(upload, workdir, None):
+        run_a, run_b = read_runs(paths, options_a=side[0], options_b=side[1],
+                                 limits=read_limits, cluster=options.cluster)
+    return [run_a, run_b]
 
 
 @contextlib.contextmanager
