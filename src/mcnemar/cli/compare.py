@@ -117,8 +117,8 @@ internal error.""",
                    "a HELM suite, --task-column): per-task tests adjusted across tasks "
                    "(worst first), the pooled (micro) and mean-of-tasks (macro) overall.")
 @click.option("--task-column",
-              help="Generic files: the column naming each item's task (added to --id); "
-                   "implies --by-task.")
+              help="Generic files: the column naming each item's task (it leads the item id, "
+                   "so ids may repeat across tasks); implies --by-task.")
 @click.option("--adjust", type=click.Choice(vocabulary.names(vocabulary.ADJUSTMENTS)),
               default=None,
               help="--by-task: adjustment of the per-task p-values across tasks (default "
