@@ -33,7 +33,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from _server import start_server, stop_server
+from mcnemar.web._process import served
 
 
 def body_for(mix: str, rng: random.Random) -> bytes:
@@ -128,16 +128,13 @@ def main() -> None:
     options = ["--workers", str(args.workers)]
     if args.keep_alive_timeout is not None:
         options += ["--keep-alive-timeout", str(args.keep_alive_timeout)]
-    proc, url = start_server(options)
-    port = int(url.rstrip("/").rsplit(":", 1)[1])
-    try:
+    with served(*options) as server:
+        port = server.port
         results = {
             "server_options": options,
             "load": load(port, args.clients, args.requests, args.mix),
             "idle": idle(port, args.probes, *args.idle),
         }
-    finally:
-        stop_server(proc)
     if args.json:
         print(json.dumps(results, indent=2))
         return

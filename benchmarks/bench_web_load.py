@@ -35,7 +35,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from _server import start_server, stop_server
+from mcnemar.web._process import served
 
 FIXED_LUA = r"""
 wrk.method = "POST"
@@ -177,26 +177,24 @@ def main() -> None:
     mixes = {"fixed": FIXED_LUA, "uncached": UNCACHED_LUA, "page": PAGE_LUA}
     chosen = list(mixes) if args.mix == "all" else [args.mix]
 
-    proc, url = start_server(["--workers", str(args.workers)], timeout=20)
-    results: dict[str, Any] = {
-        "url": url,
-        "connections": args.connections,
-        "duration_s": args.duration,
-        "cpus": os.cpu_count(),
-        "mixes": {},
-    }
-    try:
-        results["rss_start_kib"] = rss_kib(proc.pid)
+    with served("--workers", str(args.workers), timeout=20) as server:
+        url, pid = server.url, server.proc.pid
+        results: dict[str, Any] = {
+            "url": url,
+            "connections": args.connections,
+            "duration_s": args.duration,
+            "cpus": os.cpu_count(),
+            "mixes": {},
+        }
+        results["rss_start_kib"] = rss_kib(pid)
         warm_up(url)
-        results["rss_warm_kib"] = rss_kib(proc.pid)
+        results["rss_warm_kib"] = rss_kib(pid)
         for name in chosen:
             r = run_wrk(url, mixes[name], threads=args.threads,
                         connections=args.connections, duration=args.duration)
-            r["rss_after_kib"] = rss_kib(proc.pid)
+            r["rss_after_kib"] = rss_kib(pid)
             results["mixes"][name] = r
-        results["rss_end_kib"] = rss_kib(proc.pid)
-    finally:
-        stop_server(proc)
+        results["rss_end_kib"] = rss_kib(pid)
 
     if args.json:
         for r in results["mixes"].values():

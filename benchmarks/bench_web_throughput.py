@@ -39,7 +39,7 @@ import time
 from typing import Any
 from urllib.parse import urlsplit
 
-from _server import start_server, stop_server
+from mcnemar.web._process import served
 
 TARGET = 300.0
 
@@ -151,16 +151,14 @@ def cpu_seconds(pid: int) -> float:
 
 
 def measure(workers: int, args: argparse.Namespace) -> dict[str, Any]:
-    proc, url = start_server(["--workers", str(workers)])
-    try:
+    with served("--workers", str(workers)) as server:
+        url = server.url
         # Warm up every worker (imports, first analyses) with a short run of the same client.
         run_client(url, args.connections, 2.0, args.seed + 1000, args.max_discordant)
-        before = cpu_seconds(proc.pid)
+        before = cpu_seconds(server.proc.pid)
         result = run_client(url, args.connections, args.duration, args.seed, args.max_discordant)
-        used = cpu_seconds(proc.pid) - before
+        used = cpu_seconds(server.proc.pid) - before
         result["server_cpu_ms_per_request"] = round(1e3 * used / max(1, result["requests"]), 2)
-    finally:
-        stop_server(proc)
     return {"workers": workers, "connections": args.connections, **result}
 
 

@@ -33,16 +33,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+
+from mcnemar.web._process import served
 
 ROOT = Path(__file__).resolve().parents[1]
 IMG = ROOT / "docs" / "img"
@@ -68,40 +65,6 @@ SETTLED = (
     "location.search.replace(/^[?]/, '') && "
     "!document.getElementById('results').classList.contains('stale')"
 )
-
-
-@contextlib.contextmanager
-def server() -> Iterator[str]:
-    """``mcnemar serve`` on a free loopback port; yields its URL."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcnemar", "serve", "--port", "0"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-        if not match:
-            raise SystemExit(f"make_docs_figures: mcnemar serve printed {line!r}")
-        url = match.group(0)
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                with urllib.request.urlopen(url + "api/v1/health", timeout=2):
-                    break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 #: Requests the pages made to anywhere but the local server (refused, and an error).
@@ -137,7 +100,8 @@ def web_figures() -> None:
                          "scripts/install-browser.sh")
     from playwright.sync_api import sync_playwright
 
-    with server() as url, sync_playwright() as pw:
+    with served() as running, sync_playwright() as pw:
+        url = running.url
         origin = url.rstrip("/")
         browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:

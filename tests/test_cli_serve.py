@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import re
-import signal
 import subprocess
 import sys
 import urllib.request
@@ -14,6 +12,8 @@ from collections.abc import Iterator
 import pytest
 
 pytest.importorskip("uvicorn")
+
+from mcnemar.web._process import served
 
 
 def _post(url: str, body: dict, host: str | None = None) -> tuple[int, dict]:
@@ -32,27 +32,11 @@ def _post(url: str, body: dict, host: str | None = None) -> tuple[int, dict]:
 
 @contextlib.contextmanager
 def _serve(*options: str) -> Iterator[str]:
-    """Run `mcnemar serve --port 0 OPTIONS` as a real process; yield its URL; stop it."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert proc.stdout is not None
-        line = proc.stdout.readline()
-        match = re.search(r"(http://127\.0\.0\.1:\d+/)", line)
-        assert match, line
-        yield match.group(1)
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
-    assert proc.returncode is not None
+    """Run `mcnemar serve --port 0 OPTIONS` as a real process; yield its URL as soon as it
+    prints it (no waiting for an answer); stop it, which must end it within 20 s."""
+    with served(*options, wait=False) as server:
+        yield server.url
+    assert server.proc.returncode is not None
 
 
 @pytest.mark.parametrize("workers", [1, 2])

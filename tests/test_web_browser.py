@@ -27,9 +27,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
 import sys
-import time
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -71,57 +69,18 @@ else:
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 
+from mcnemar.web._process import served  # noqa: E402
 
 # ----------------------------------------------------------------------------- fixtures
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    """``mcnemar serve`` on a free loopback port; yields its printed URL."""
-    log = ARTIFACTS / "server.log"
-    ARTIFACTS.mkdir(exist_ok=True)
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    with log.open("w") as err:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "mcnemar", "serve", "--port", "0",
-             "--max-upload-mb", str(UPLOAD_LIMIT_MB)],
-            stdout=subprocess.PIPE,
-            stderr=err,
-            text=True,
-            env=env,
-        )
-        try:
-            assert proc.stdout is not None
-            line = proc.stdout.readline()
-            match = re.search(r"http://127\.0\.0\.1:\d+/", line)
-            if not match:
-                proc.kill()
-                pytest.fail(f"mcnemar serve printed {line!r}; see {log}")
-            url = match.group(0)
-            _wait_until_up(url)
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-
-
-def _wait_until_up(url: str) -> None:
-    import urllib.request
-
-    deadline = time.monotonic() + 20
-    while True:
-        try:
-            with urllib.request.urlopen(url + "api/v1/health", timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.1)
+    """``mcnemar serve`` on a free loopback port (its stderr in tests/artifacts/server.log);
+    yields its printed URL."""
+    with served("--max-upload-mb", str(UPLOAD_LIMIT_MB), log=ARTIFACTS / "server.log",
+                timeout=20) as running:
+        yield running.url
 
 
 @pytest.fixture(scope="module")

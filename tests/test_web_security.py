@@ -14,9 +14,7 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import os
 import re
-import signal
 import socket
 import struct
 import subprocess
@@ -26,7 +24,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,68 +31,18 @@ import pytest
 
 pytest.importorskip("uvicorn")
 
+from mcnemar.web._process import ServedProcess, served
+
 EXAMPLE = {"a": 157, "b": 17, "c": 3, "d": 23}
 
 
 # ----------------------------------------------------------------------------- the server
 
 
-@dataclass
-class Server:
-    proc: subprocess.Popen[str]
-    url: str
-    host: str
-    port: int
-    output: list[str]
-
-    def stderr(self) -> str:
-        """Everything the server wrote to stderr (call after it stopped)."""
-        return "".join(self.output)
-
-
-@contextlib.contextmanager
-def serve(*options: str) -> Iterator[Server]:
-    """Run `mcnemar serve --port 0 OPTIONS`; yield it once it answers; stop it."""
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mcnemar", "serve", "--port", "0", *options],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"),
-    )
-    output: list[str] = []
-    try:
-        assert proc.stdout is not None and proc.stderr is not None
-        line = proc.stdout.readline()
-        match = re.search(r"(http://(\[[^\]]+\]|[^:/]+):(\d+)/)", line)
-        assert match, line + proc.stderr.read()
-        reader = threading.Thread(target=lambda: output.extend(proc.stderr), daemon=True)
-        reader.start()
-        server = Server(proc, match.group(1), match.group(2), int(match.group(3)), output)
-        _wait_until_up(server)
-        yield server
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            raise
-        time.sleep(0.1)
-
-
-def _wait_until_up(server: Server) -> None:
-    deadline = time.monotonic() + 30
-    while True:
-        try:
-            status, _, _ = request(server, "GET", "/api/v1/health")
-            if status == 200:
-                return
-        except OSError:
-            pass
-        if time.monotonic() > deadline:
-            raise RuntimeError("the server did not answer within 30 s")
-        time.sleep(0.1)
+# `mcnemar serve --port 0 OPTIONS` in its own process, yielded once it answers, then stopped;
+# a Server has its process, URL, host, port and stderr.
+Server = ServedProcess
+serve = served
 
 
 def request(
