@@ -78,6 +78,23 @@ def test_every_file_format_reads_the_same_matrix(tmp_path: Path, ids: bool) -> N
     assert read_matrix(odd, id_column="item" if ids else None).format == "parquet"
 
 
+@pytest.mark.parametrize("name,sep", [("m.csv", ";"), ("m.csv", "|"), ("m.tab", "\t"),
+                                      ("m.csv", "\t")])
+def test_csv_dialects_are_the_run_readers(tmp_path: Path, name: str, sep: str) -> None:
+    # The delimiters a run file may use (mcnemar.io._run.csv_delimiter) work for a matrix too:
+    # the same items and outcomes as with commas, and a run file of the same dialect agrees.
+    x = _matrix(n=12)
+    comma = read_matrix(_write(tmp_path / "comma.csv", x), id_column="item")
+    path = tmp_path / name
+    path.write_text((tmp_path / "comma.csv").read_text().replace(",", sep))
+    m = read_matrix(path, id_column="item")
+    assert m.names == tuple(NAMES) and m.items.tolist() == comma.items.tolist()
+    np.testing.assert_array_equal(m.correct, comma.correct)
+    run = tmp_path / f"run{path.suffix}"
+    run.write_text(f"id{sep}score\n" + "".join(f"q{j}{sep}{v}\n" for j, v in enumerate(x[0])))
+    assert read_run(run).scores.tolist() == x[0].astype(float).tolist()
+
+
 CELLS = ["1", "0", "1.0", "0.0", "true", "false", "TRUE", "FALSE", "True", "yes", "no", "Yes",
          "NO", "YES", " 1 ", "1e0", "+1", "-0", "2", "0.5", "-1", "t", "f", "y", "n", "",
          "nan", "inf", "pass", "C", "１"]

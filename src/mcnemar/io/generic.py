@@ -30,6 +30,7 @@ from mcnemar.io._run import (
     SCORE_COL,
     DeferredSource,
     RunResults,
+    csv_delimiter,
     iter_json_records,
     name_list,
     read_parquet,
@@ -304,13 +305,7 @@ def _csv_rows(
     except OSError as exc:
         raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
                              path=str(p)) from None
-    delimiter = "\t" if p.suffix.lower() in (".tsv", ".tab") else None
-    if delimiter is None:
-        try:
-            delimiter = csv.Sniffer().sniff(text[:4096], delimiters=",;\t|").delimiter
-        except csv.Error:
-            delimiter = ","
-    reader = csv.reader(io.StringIO(text), delimiter=delimiter)
+    reader = csv.reader(io.StringIO(text), delimiter=csv_delimiter(p, text[:4096]))
     try:
         header = next(reader)
     except StopIteration:

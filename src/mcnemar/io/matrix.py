@@ -29,6 +29,7 @@ import numpy as np
 
 from mcnemar.errors import InputFileError, McNemarError, option
 from mcnemar.io._run import (
+    csv_delimiter,
     iter_json_records,
     object_array,
     read_parquet,
@@ -149,13 +150,18 @@ _Row = tuple[int, Sequence[Any]]
 
 
 def _csv(p: Path) -> tuple[list[str], Iterable[_Row]]:
-    delimiter = "\t" if p.suffix.lower() == ".tsv" else ","
     try:
         handle = p.open(newline="", encoding="utf-8-sig")
     except OSError as exc:
         raise InputFileError(f"cannot open the file: {exc.strerror or exc}", path=str(p)) \
             from None
     with handle:
+        try:
+            delimiter = csv_delimiter(p, handle.read(4096))
+            handle.seek(0)
+        except UnicodeDecodeError as exc:
+            raise InputFileError(f"not a readable CSV file: {exc}", path=str(p), line=1) \
+                from None
         reader = csv.reader(handle, delimiter=delimiter)
         try:
             header = next(reader)
