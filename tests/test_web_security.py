@@ -19,7 +19,6 @@ import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -209,9 +208,16 @@ def many_entries(count: int) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
+def server_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server's temporary directory (its TMPDIR): its own, so that what it leaves there
+    is told apart from the files of tests running beside it."""
+    return tmp_path_factory.mktemp("server-tmp")
+
+
+@pytest.fixture(scope="module")
+def server(server_tmp: Path) -> Iterator[Server]:
     """One server with the default settings, shared by the tests that need nothing else."""
-    with serve() as running:
+    with serve(env={"TMPDIR": str(server_tmp)}) as running:
         yield running
 
 
@@ -556,8 +562,8 @@ def test_keep_alive_2000_requests_at_50_concurrent_without_errors(server: Server
     assert first.getheader("keep-alive") == "timeout=18"
 
 
-def test_an_abandoned_upload_is_one_line_in_the_log(server: Server) -> None:
-    before = set(Path(tempfile.gettempdir()).glob("mcnemar-upload-*"))
+def test_an_abandoned_upload_is_one_line_in_the_log(server: Server, server_tmp: Path) -> None:
+    before = set(server_tmp.glob("mcnemar-upload-*"))
     logged = len(server.output)
     sock = raw_connection(server)
     sock.sendall(
@@ -577,7 +583,7 @@ def test_an_abandoned_upload_is_one_line_in_the_log(server: Server) -> None:
     assert len(stderr.strip().splitlines()) == 1, stderr
     assert "closed the connection during the upload" in stderr
     # The upload's temporary directory is gone.
-    assert not set(Path(tempfile.gettempdir()).glob("mcnemar-upload-*")) - before
+    assert not set(server_tmp.glob("mcnemar-upload-*")) - before
 
 
 def test_accepted_connections_send_without_delay(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
@@ -46,7 +46,8 @@ class ServedProcess:
 
 
 @contextlib.contextmanager
-def served(*options: str, log: Path | None = None, wait: bool = True, timeout: float = 30.0,
+def served(*options: str, log: Path | None = None, env: Mapping[str, str] | None = None,
+           wait: bool = True, timeout: float = 30.0,
            stop_timeout: float = 20.0) -> Iterator[ServedProcess]:
     """Run ``python -m mcnemar serve --port 0 OPTIONS``; yield it; stop it.
 
@@ -57,6 +58,9 @@ def served(*options: str, log: Path | None = None, wait: bool = True, timeout: f
     log : Path, optional
         A file for the server's stderr; by default it is kept in
         :attr:`ServedProcess.output`.
+    env : mapping, optional
+        Environment variables for the server over this process's own (e.g. ``TMPDIR``, so
+        that its temporary files land in a directory of the caller's).
     wait : bool, default True
         Yield once the server answers an HTTP request (any answer); ``False`` yields as soon
         as it has printed its URL (the socket is bound; requests wait in its backlog).
@@ -82,7 +86,7 @@ def served(*options: str, log: Path | None = None, wait: bool = True, timeout: f
         proc = subprocess.Popen(
             [sys.executable, "-m", "mcnemar", "serve", "--port", "0", *options],
             stdout=subprocess.PIPE, stderr=stderr, text=True,
-            env=dict(os.environ, PYTHONUNBUFFERED="1"),
+            env={**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"},
         )
         server = None
         try:
