@@ -387,6 +387,18 @@ def test_sample_size_and_delegation() -> None:
         planning.power(100, difference=0.0, discordance=0.3, margin=0.01, alternative="less")
     json.dumps(r.to_dict(), allow_nan=False)
     assert "normal approximation" in str(r)
+    # mcnemar.margin_planning's functions are planning's with the margin required: the same
+    # results, and no margin is an error, not the test without a margin.
+    from mcnemar import margin_planning
+
+    assert margin_planning.sample_size(difference=0.05, discordance=0.3, margin=0.05,
+                                       power=0.9) == r
+    assert margin_planning.power(r.n, difference=0.05, discordance=0.3, margin=0.05).power \
+        == pytest.approx(float(pw[0]), abs=0)
+    for call in (lambda: margin_planning.power(100, 0.2, 0.1, margin=None),
+                 lambda: margin_planning.sample_size(0.2, 0.1, margin=None)):
+        with pytest.raises(McNemarError, match="margin must be a number"):
+            call()
 
 
 # -- report and CLI ----------------------------------------------------------------------------

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from mcnemar.margin import _check_margin
 from mcnemar.planning import power as _planning_power
 from mcnemar.planning import sample_size as _planning_sample_size
 from mcnemar.planning._margin import MarginPowerResult, MarginSampleSizeResult
@@ -71,6 +72,8 @@ def power(n: Any, p10: Any = None, p01: Any = None, *, margin: float,
     >>> round(r.power, 3), round(r.power_approx, 3)
     (0.407, 0.406)
     """
+    # Checked here too: margin=None would make planning.power the test without a margin.
+    margin = _check_margin(margin)
     return cast(MarginPowerResult, _planning_power(n, p10, p01, margin=margin, **options))
 
 
@@ -94,5 +97,6 @@ def sample_size(p10: Any = None, p01: Any = None, *, margin: float,
     >>> r.n, round(r.n_approx, 1)
     (256, 260.1)
     """
+    margin = _check_margin(margin)
     return cast(MarginSampleSizeResult,
                 _planning_sample_size(p10, p01, margin=margin, **options))
