@@ -13,6 +13,7 @@ from mcnemar.intervals._inputs import _DifferenceMethod, _Limits, _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _find_root,
+    _find_root_from,
     _larger_quadratic_root,
     _normal_score_gap,
     _paired_correlation,
@@ -185,16 +186,8 @@ def _diff_tango(
             excess, delta[sel] - sign * half[sel], delta[sel], -zs, -sign
         )
         lower = sign > 0
-        root = _find_root(
-            excess,
-            np.where(lower, far, near),
-            np.where(lower, near, far),
-            np.where(lower, f_far, f_near),
-            np.where(lower, f_near, f_far),
-            atol=_ROOT_ATOL,
-            rtol=1e-13,
-            nearer=True,
-        )
+        root = _find_root_from(excess, far, near, f_far, f_near, lower, atol=_ROOT_ATOL,
+                               rtol=1e-13, nearer=True)
         # No sign change means the whole of (-1, delta_hat] (or [delta_hat, 1)) is inside the
         # interval.
         limit = np.where(inside, root, -sign)

@@ -11,7 +11,7 @@ from mcnemar.intervals._api import log_wald, table_interval, unbounded_where, wh
 from mcnemar.intervals._inputs import _DifferenceMethod, _Limits, _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
-    _find_root,
+    _find_root_from,
     _larger_quadratic_root,
     _paired_correlation,
     _paired_wilson,
@@ -104,14 +104,7 @@ def _tang_limit(
         near[missed[between]] = probe[missed[between]]
         f_near[missed[between]] = f_probe[f_probe <= 0][between]
     found = f_far > 0
-    root = _find_root(
-        excess,
-        np.where(lower, far, near),
-        np.where(lower, near, far),
-        np.where(lower, f_far, f_near),
-        np.where(lower, f_near, f_far),
-        atol=1e-14,
-    )
+    root = _find_root_from(excess, far, near, f_far, f_near, lower, atol=1e-14)
     limit = np.exp(root)
     limit[~found] = np.where(lower, 0.0, np.inf)[~found]
     return np.asarray(limit, dtype=np.float64)

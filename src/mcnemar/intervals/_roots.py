@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -93,6 +94,28 @@ def _find_root(
             widths = [w[keep] for w in widths]
     result[idx] = b
     return result
+
+
+def _find_root_from(
+    f: _Objective,
+    far: FloatArray,
+    near: FloatArray,
+    f_far: FloatArray,
+    f_near: FloatArray,
+    lower: NDArray[np.bool_],
+    **options: Any,
+) -> FloatArray:
+    """:func:`_find_root` for brackets found from an estimate outwards: ``near`` is the end
+    next to the estimate, ``far`` the other, below it where ``lower`` (a lower limit) and
+    above it elsewhere; ``options`` as for :func:`_find_root`."""
+    return _find_root(
+        f,
+        np.where(lower, far, near),
+        np.where(lower, near, far),
+        np.where(lower, f_far, f_near),
+        np.where(lower, f_near, f_far),
+        **options,
+    )
 
 
 #: Up to this many problems, :func:`_find_root` iterates in Python floats.
