@@ -413,10 +413,7 @@ def test_upload_two_files_shows_the_alignment(desktop: Page, server: str) -> Non
 def test_upload_malformed_file_shows_a_message(desktop: Page, server: str) -> None:
     page = desktop.page
     page.goto(server)
-    page.click("#upload-box summary")
-    page.set_input_files("#file_a", str(DATA / "malformed.csv"))
-    page.set_input_files("#file_b", str(DATA / "baseline.csv"))
-    page.click("#upload-submit")
+    submit_upload(page, DATA / "malformed.csv", DATA / "baseline.csv")
     page.wait_for_selector("#file_a-error:not([hidden])")
     assert "malformed.csv" in text(page, "#file_a-error")
     assert "error" in (page.get_attribute("#upload-status", "class") or "")
@@ -430,10 +427,7 @@ def test_upload_over_the_limit_is_refused_on_the_page(
     assert big.stat().st_size > UPLOAD_LIMIT_MB * 1_000_000
     page = desktop.page
     page.goto(server)
-    page.click("#upload-box summary")
-    page.set_input_files("#file_a", str(big))
-    page.set_input_files("#file_b", str(DATA / "baseline.csv"))
-    page.click("#upload-submit")
+    submit_upload(page, big, DATA / "baseline.csv")
     page.wait_for_selector("#file_a-error:not([hidden])")
     message = text(page, "#file_a-error")
     assert "big.csv" in message and f"{UPLOAD_LIMIT_MB} MB" in message
@@ -832,10 +826,7 @@ def test_typing_during_an_upload_says_it_was_cancelled(phone: Page, server: str)
     held: list[Any] = []
     page.route("**/api/v1/compare", lambda route: held.append(route))  # held until released
     page.goto(server + query(name_a=NAME_A, name_b=NAME_B))
-    page.click("#upload-box summary")
-    page.set_input_files("#file_a", str(DATA / "candidate.csv"))
-    page.set_input_files("#file_b", str(DATA / "baseline.csv"))
-    page.click("#upload-submit")
+    submit_upload(page, DATA / "candidate.csv", DATA / "baseline.csv")
     page.wait_for_function(
         "() => document.getElementById('upload-status').textContent.includes('Reading')"
     )
@@ -885,11 +876,7 @@ def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path
     scores[1].write_text("id,score\nq1,0.4\nq2,0.7\n")
     page = phone.page
     page.goto(server + query(name_a=NAME_A, name_b=NAME_B))
-    page.click("#upload-box summary")
-
-    page.set_input_files("#file_a", str(only[0]))
-    page.set_input_files("#file_b", str(only[1]))
-    page.click("#upload-submit")
+    submit_upload(page, only[0], only[1])
     page.wait_for_selector("#on_missing-error:not([hidden])")
     message = text(page, "#upload-status")
     assert "q1" in message and "Drop items found in only one file" in message
@@ -946,6 +933,19 @@ def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path
     page.click("#upload-submit")
     wait_compared(page, "ea.json with eb.json")
     assert "3 samples per item" in text(page, "#alignment")
+
+
+def submit_upload(page: Any, file_a: Path, file_b: Path, **advanced: str) -> None:
+    """Open the upload box, choose the two files, fill the named fields of its advanced
+    options (if any) and send the form."""
+    page.click("#upload-box summary")
+    page.set_input_files("#file_a", str(file_a))
+    page.set_input_files("#file_b", str(file_b))
+    if advanced:
+        page.click("#upload-form details.advanced summary")
+        for field, value in advanced.items():
+            page.fill(f"#{field}", value)
+    page.click("#upload-submit")
 
 
 def wait_compared(page: Any, files: str) -> None:
@@ -1096,10 +1096,7 @@ def test_margin_and_bayes_on_a_phone(phone: Page, server: str) -> None:
     page.fill("#d", "101")
     page.fill("#margin", "5")
     wait_settled(page)
-    page.click("#upload-box summary")
-    page.set_input_files("#file_a", str(DATA / "candidate.csv"))
-    page.set_input_files("#file_b", str(DATA / "baseline.csv"))
-    page.click("#upload-submit")
+    submit_upload(page, DATA / "candidate.csv", DATA / "baseline.csv")
     wait_compared(page, "candidate.csv with baseline.csv")
     counted = api(server, dict(a=157, b=17, c=3, d=23, name_a=NAME_A, name_b=NAME_B,
                                margin=0.05, equivalence=True, bayes={"rope": 0.005}))
@@ -1138,12 +1135,7 @@ def test_upload_with_clusters_shows_the_clustered_verdict(
 
     page = desktop.page
     page.goto(server + query(name_a=NAME_A, name_b=NAME_B))
-    page.click("#upload-box summary")
-    page.set_input_files("#file_a", str(a))
-    page.set_input_files("#file_b", str(b))
-    page.click("#upload-form details.advanced summary")
-    page.fill("#cluster", "passage")
-    page.click("#upload-submit")
+    submit_upload(page, a, b, cluster="passage")
     wait_compared(page, "a.csv with b.csv")
 
     headline = text(page, "#headline-p")
@@ -1182,12 +1174,7 @@ def test_upload_of_several_tasks_shows_the_forest_plot(
 
     page = phone.page
     page.goto(server)
-    page.click("#upload-box summary")
-    page.set_input_files("#file_a", str(a))
-    page.set_input_files("#file_b", str(b))
-    page.click("#upload-form details.advanced summary")
-    page.fill("#task_column", "task")
-    page.click("#upload-submit")
+    submit_upload(page, a, b, task_column="task")
     wait_compared(page, "a.csv with b.csv")
     assert page.locator("#tasks-card").is_visible()
     assert text(page, "#tasks-verdict") == expected["verdict"]
