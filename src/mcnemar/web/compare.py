@@ -347,11 +347,10 @@ def _read(upload: Any, options: CompareOptions, read_limits: Any, workdir: Path)
                 raise ApiError(422, f"task_column names a column of a CSV, JSONL or Parquet "
                                f"file; {upload.filenames[field]} is {fmt}, which records its "
                                "own tasks", field="task_column")
-    side = [{"format": fmt, **({"task_column": column} if column is not None else {})}
-            for fmt in formats]
     with _file_errors(upload, workdir, None):
-        run_a, run_b = read_runs(paths, options_a=side[0], options_b=side[1],
-                                 limits=read_limits, cluster=options.cluster)
+        run_a, run_b = read_runs(paths, options_a={"format": formats[0]},
+                                 options_b={"format": formats[1]}, limits=read_limits,
+                                 cluster=options.cluster, task_column=column)
     return [run_a, run_b]
 
 
