@@ -95,14 +95,8 @@ log = logging.getLogger("mcnemar.web")
 def _table_from_request(req: PassesFramingRequest | ErrorsFramingRequest) -> Any:
     from mcnemar.table import PairedTable
 
-    if isinstance(req, ErrorsFramingRequest):
-        return PairedTable.from_errors(
-            only_a_wrong=req.only_a_wrong,
-            only_b_wrong=req.only_b_wrong,
-            both_wrong=req.both_wrong,
-            both_right=req.both_right,
-        )
-    return PairedTable(a=req.a, b=req.b, c=req.c, d=req.d)
+    a, b, c, d = req.cells()
+    return PairedTable(a=a, b=b, c=c, d=d)
 
 
 #: The analyze request's name of a library argument where it differs from the argument's own.

@@ -20,7 +20,7 @@ from typing import Any
 from fastapi.responses import JSONResponse
 
 from mcnemar.errors import McNemarError
-from mcnemar.web.models import ErrorResponse
+from mcnemar.web.models import ERRORS_FRAMING_CELLS, ErrorResponse
 
 __all__ = [
     "ERROR_RESPONSES",
@@ -92,7 +92,6 @@ def _loc_to_field(loc: Sequence[Any]) -> str | None:
     return ".".join(parts) if parts else None
 
 
-_ERRORS_FIELDS = ("both_right", "only_a_wrong", "only_b_wrong", "both_wrong")
 _PASSES_FIELDS = ("a", "b", "c", "d")
 _FIELD_ORDER = {
     name: i
@@ -160,7 +159,7 @@ def describe(err: dict[str, Any]) -> dict[str, Any]:
         else:
             message = f"{field} is required"
     elif kind == "extra_forbidden":
-        if field in _ERRORS_FIELDS:
+        if field in ERRORS_FRAMING_CELLS:
             message = (
                 f"{field} belongs to the errors framing; add \"framing\": \"errors\" "
                 "or give the passes table as a, b, c, d"
@@ -216,9 +215,7 @@ def validation_response(errors: Iterable[dict[str, Any]]) -> JSONResponse:
 
 #: The request's name of a library argument where it differs from the argument's own.
 #: Cells a-d of the errors framing: "only A wrong" is cell c, "only B wrong" cell b.
-ERRORS_FRAMING_FIELDS = {
-    "a": "both_right", "b": "only_b_wrong", "c": "only_a_wrong", "d": "both_wrong",
-}
+ERRORS_FRAMING_FIELDS = dict(zip(("a", "b", "c", "d"), ERRORS_FRAMING_CELLS, strict=True))
 
 
 def field_for_error(

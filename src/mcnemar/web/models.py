@@ -383,11 +383,16 @@ class PassesFramingRequest(_Counts):
         return self.a, self.b, self.c, self.d
 
 
+#: The fields of the errors framing that hold cells a, b, c, d of the passes table: "only A
+#: wrong" is cell c and "only B wrong" cell b, as in :meth:`mcnemar.table.PairedTable.from_errors`.
+ERRORS_FRAMING_CELLS = ("both_right", "only_b_wrong", "only_a_wrong", "both_wrong")
+
+
 class ErrorsFramingRequest(_Counts):
     """Counts of errors, as an error analysis reports them.
 
-    "Only A wrong" is cell c of the passes table and "only B wrong" is cell b, as in
-    :meth:`mcnemar.table.PairedTable.from_errors`.
+    "Only A wrong" is cell c of the passes table and "only B wrong" is cell b
+    (:data:`ERRORS_FRAMING_CELLS`).
     """
 
     framing: Literal["errors"] = Field(description="Count errors.")
@@ -397,7 +402,8 @@ class ErrorsFramingRequest(_Counts):
     both_wrong: Count | None = Field(None, description="Both systems wrong (optional).")
 
     def cells(self) -> tuple[int | None, int, int, int | None]:
-        return self.both_right, self.only_b_wrong, self.only_a_wrong, self.both_wrong
+        a, b, c, d = (getattr(self, name) for name in ERRORS_FRAMING_CELLS)
+        return a, b, c, d
 
 
 def _framing_of(value: Any) -> str:
