@@ -30,6 +30,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from _expected import paired_table
+
 HERE = Path(__file__).resolve().parent
 SUITE = "fixture"
 KEEP = ("per_instance_stats.json", "run_spec.json")
@@ -69,14 +71,6 @@ def _scenario(spec: dict[str, Any]) -> str:
     args = spec.get("args") or {}
     return name + (":" + ",".join(f"{k}={v}" for k, v in sorted(args.items())) if args else "")
 
-
-def table(a: dict[str, float], b: dict[str, float]) -> dict[str, int]:
-    assert set(a) == set(b)
-    cells = {"a": 0, "b": 0, "c": 0, "d": 0}
-    for k in a:
-        pa, pb = a[k] == 1.0, b[k] == 1.0
-        cells["a" if pa and pb else "b" if pa else "c" if pb else "d"] += 1
-    return cells
 
 
 def main() -> None:
@@ -137,17 +131,18 @@ def main() -> None:
     for sc in ("add", "mul"):
         ra, rb = run_name(sc, "a"), run_name(sc, "b")
         pairings.append({"name": f"fixture_{sc} A vs B", "a": ra, "b": rb, "read": {},
-                         "align": {}, "table": table(outcomes(out / ra), outcomes(out / rb))})
+                         "align": {},
+                         "table": paired_table(outcomes(out / ra), outcomes(out / rb))})
         pairings.append({"name": f"fixture_{sc} A vs B, per_instance_stats.json",
                          "a": f"{ra}/per_instance_stats.json",
                          "b": f"{rb}/per_instance_stats.json", "read": {}, "align": {},
-                         "table": table(outcomes(out / ra), outcomes(out / rb))})
+                         "table": paired_table(outcomes(out / ra), outcomes(out / rb))})
     refusals = [{
         "name": "fixture_add A vs fixture_mul B (same instance ids)", "differs": "task",
         "a": run_name("add", "a"), "b": run_name("mul", "b"),
         "values": [runs[run_name("add", "a")]["task"], runs[run_name("mul", "b")]["task"]],
         "flag": "--allow-different-tasks",
-        "table_if_allowed": table(outcomes(out / run_name("add", "a")),
+        "table_if_allowed": paired_table(outcomes(out / run_name("add", "a")),
                                   outcomes(out / run_name("mul", "b")))}]
     expected = {
         "harness": "crfm-helm",

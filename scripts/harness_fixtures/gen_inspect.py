@@ -34,6 +34,7 @@ from typing import Any
 
 import anyio
 import inspect_ai
+from _expected import paired_table
 from inspect_ai import Task, eval, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import read_eval_log, write_eval_log
@@ -180,14 +181,9 @@ def table(a: dict[Any, float | None], b: dict[Any, float | None], *,
     keys = set(a) & set(b)
     if not intersect:
         assert set(a) == set(b), "the runs hold different items"
-    cells = {"a": 0, "b": 0, "c": 0, "d": 0}
-    for k in keys:
-        if a[k] is None or b[k] is None:
-            assert intersect, f"item {k} has no score"
-            continue
-        pa, pb = a[k] == 1.0, b[k] == 1.0
-        cells["a" if pa and pb else "b" if pa else "c" if pb else "d"] += 1
-    return cells
+    scored = [k for k in keys if a[k] is not None and b[k] is not None]
+    assert intersect or len(scored) == len(keys), "an item has no score"
+    return paired_table({k: a[k] for k in scored}, {k: b[k] for k in scored})
 
 
 def by_item(o: dict[tuple[Any, int], float | None], rule: str) -> dict[Any, float | None]:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import inspect_ai
+from _expected import paired_table
 from inspect_ai import Task, eval, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.log import read_eval_log
@@ -94,14 +95,6 @@ def outcomes(path: Path) -> dict[Any, float | None]:
     return out
 
 
-def table(a: dict[Any, float | None], b: dict[Any, float | None]) -> dict[str, int]:
-    assert set(a) == set(b), "the runs hold different items"
-    cells = {"a": 0, "b": 0, "c": 0, "d": 0}
-    for k in a:
-        pa, pb = a[k] == 1.0, b[k] == 1.0
-        cells["a" if pa and pb else "b" if pa else "c" if pb else "d"] += 1
-    return cells
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -127,7 +120,7 @@ def main() -> None:
     for name in ("add", "mul"):
         log = read_eval_log(str(files[("a", name)]), header_only=True)
         tasks[name] = {"task": log.eval.task,
-                       "table": table(outcomes(files[("a", name)]),
+                       "table": paired_table(outcomes(files[("a", name)]),
                                       outcomes(files[("b", name)]))}
     pooled = {k: sum(t["table"][k] for t in tasks.values()) for k in "abcd"}
     expected = {

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from _expected import paired_table
 from _paths import strip_prefixes
 
 N = 30
@@ -219,14 +220,6 @@ def outcomes(path: Path, metric: str, flt: str) -> dict[int, float]:
     return out
 
 
-def table(a: dict[int, float], b: dict[int, float]) -> dict[str, int]:
-    assert set(a) == set(b)
-    cells = {"a": 0, "b": 0, "c": 0, "d": 0}
-    for k in a:
-        pa, pb = a[k] == 1.0, b[k] == 1.0
-        cells["a" if pa and pb else "b" if pa else "c" if pb else "d"] += 1
-    return cells
-
 
 def samples(run: Path, task: str) -> list[Path]:
     """The samples files of one task in a run directory, oldest first (by the date stamp)."""
@@ -306,33 +299,33 @@ def main() -> None:
         pairings.append({
             "name": f"arith_gen directories, filter {flt}", "a": "a", "b": "b",
             "read": {"score": "exact_match", "filter": flt}, "align": {},
-            "table": table(outcomes(newest("a"), "exact_match", flt),
+            "table": paired_table(outcomes(newest("a"), "exact_match", flt),
                            outcomes(newest("b"), "exact_match", flt)),
             "ignored_a": runs["a"]["ignored"]})
         pairings.append({
             "name": f"renamed single files, filter {flt}", "a": "renamed/samples_new.jsonl",
             "b": "renamed/samples_old.jsonl", "read": {"score": "exact_match", "filter": flt},
             "align": {}, "needs": "pairing on (doc_id, filter) whatever the file names",
-            "table": table(outcomes(renamed / "samples_new.jsonl", "exact_match", flt),
+            "table": paired_table(outcomes(renamed / "samples_new.jsonl", "exact_match", flt),
                            outcomes(renamed / "samples_old.jsonl", "exact_match", flt))})
         pairings.append({
             "name": f"group, task arith_gen, filter {flt}", "a": "group_a", "b": "group_b",
             "read": {"score": "exact_match", "filter": flt}, "task": "arith_gen", "align": {},
             "needs": "--task selecting one task of a directory",
-            "table": table(outcomes(newest("group_a"), "exact_match", flt),
+            "table": paired_table(outcomes(newest("group_a"), "exact_match", flt),
                            outcomes(newest("group_b"), "exact_match", flt))})
     pairings.append({
         "name": "group, task arith_mc", "a": "group_a", "b": "group_b",
         "read": {"score": "acc"}, "task": "arith_mc", "align": {},
         "needs": "--task selecting one task of a directory",
-        "table": table(outcomes(newest("group_a", "arith_mc"), "acc", "none"),
+        "table": paired_table(outcomes(newest("group_a", "arith_mc"), "acc", "none"),
                        outcomes(newest("group_b", "arith_mc"), "acc", "none"))})
     # The single samples files as lm_eval named them pair today (task from the name).
     pairings.append({
         "name": "arith_gen single files as named by lm_eval, filter strict",
         "a": str(newest("a").relative_to(out)), "b": str(newest("b").relative_to(out)),
         "read": {"score": "exact_match", "filter": "strict"}, "align": {},
-        "table": table(outcomes(newest("a"), "exact_match", "strict"),
+        "table": paired_table(outcomes(newest("a"), "exact_match", "strict"),
                        outcomes(newest("b"), "exact_match", "strict"))})
     old_a = samples(out / "a", "arith_gen")[0]
     refusals = [{
@@ -341,7 +334,7 @@ def main() -> None:
         "b": str(newest("other_b", "other_mc").relative_to(out)),
         "read": {"score": "acc"}, "values": ["arith_mc", "other_mc"],
         "flag": "--allow-different-tasks",
-        "table_if_allowed": table(outcomes(newest("group_a", "arith_mc"), "acc", "none"),
+        "table_if_allowed": paired_table(outcomes(newest("group_a", "arith_mc"), "acc", "none"),
                                   outcomes(newest("other_b", "other_mc"), "acc", "none")),
     }]
     expected = {
@@ -351,7 +344,7 @@ def main() -> None:
         "generator": "scripts/harness_fixtures/gen_lmeval.py",
         "runs": runs,
         "older_rerun": {"file": str(old_a.relative_to(out)),
-                        "table_vs_b_strict": table(outcomes(old_a, "exact_match", "strict"),
+                        "table_vs_b_strict": paired_table(outcomes(old_a, "exact_match", "strict"),
                                                    outcomes(newest("b"), "exact_match",
                                                             "strict"))},
         "pairings": pairings,

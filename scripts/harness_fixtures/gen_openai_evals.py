@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from _expected import paired_table
 from _paths import strip_prefixes
 
 N = 30
@@ -92,13 +93,6 @@ def outcomes(path: Path) -> dict[str, bool]:
     return out
 
 
-def table(a: dict[str, bool], b: dict[str, bool]) -> dict[str, int]:
-    assert set(a) == set(b)
-    cells = {"a": 0, "b": 0, "c": 0, "d": 0}
-    for k in a:
-        cells["a" if a[k] and b[k] else "b" if a[k] else "c" if b[k] else "d"] += 1
-    return cells
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -146,7 +140,7 @@ def main() -> None:
         "runs": runs,
         "pairings": [{"name": "arith A vs B", "a": "arith_a.jsonl", "b": "arith_b.jsonl",
                       "read": {}, "align": {},
-                      "table": table(outcomes(out / "arith_a.jsonl"),
+                      "table": paired_table(outcomes(out / "arith_a.jsonl"),
                                      outcomes(out / "arith_b.jsonl"))}],
         "refusals": [],
     }
