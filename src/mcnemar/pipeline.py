@@ -56,10 +56,6 @@ __all__ = [
     "read_runs",
 ]
 
-#: Formats that hold one row per item and run, so that one long file can carry both runs.
-LONG_FORMATS = ("csv", "jsonl", "parquet")
-#: Reader options that a long file's reader does not take (they belong to harness logs).
-_HARNESS_ONLY = ("filter", "value_key", "perturbation", "task", "limits")
 
 
 def read_runs(
@@ -93,6 +89,8 @@ def read_runs(
         The column telling the runs apart in one long CSV/JSONL/Parquet file.
     runs : sequence of two str, optional
         With ``run_column``: the two runs to compare, A first (needed when it holds more).
+        Without it, for one file of a format that holds several runs itself (promptfoo's
+        providers): the two runs, each read with ``run=``.
     options_a, options_b : dict, optional
         Reader options for one side only (e.g. its own ``id`` or ``score``), over
         ``reader_options``.
@@ -106,7 +104,9 @@ def read_runs(
     (RunResults, RunResults)
         A and B, ready for :func:`pair_runs`.
     """
-    from mcnemar.io import read_long, read_pair
+    from mcnemar.io import read_long, read_pair, read_run
+    from mcnemar.io._registry import spec
+    from mcnemar.io.detect import detect_format
 
     given = {k: v for k, v in reader_options.items() if v is not None}
     paths = list(paths)
@@ -130,13 +130,12 @@ def read_runs(
         if len(paths) != 1:
             raise McNemarError(f"{option('run_column')} reads two runs from one long file; got "
                                f"{len(paths)} files")
-        from mcnemar.io.detect import detect_format
-
         fmt = detect_format(paths[0]) if format == "auto" else format
-        if fmt not in LONG_FORMATS:
+        if not spec(fmt).long:
             raise McNemarError(f"{option('run_column')} applies to CSV, JSONL or Parquet files; "
                                f"{paths[0]} is {fmt}")
-        long_options = {k: v for k, v in given.items() if k not in _HARNESS_ONLY}
+        # A long file's reader gets the options it takes; the others belong to harness logs.
+        long_options = spec(fmt).given({k: v for k, v in given.items() if k != "run"})
         found = read_long(paths[0], format=fmt, run_column=run_column,
                           runs=list(runs) if runs else None, **long_options)
         if len(found) != 2:
@@ -145,7 +144,16 @@ def read_runs(
                                f"({held}); choose two with {option('runs', 'A,B')}")
         return found[0], found[1]
     if runs is not None:
-        raise McNemarError(f"{option('runs')} needs {option('run_column')}")
+        fmt = detect_format(paths[0]) if len(paths) == 1 and format == "auto" else format
+        if len(paths) != 1 or fmt == "auto" or not spec(fmt).several_runs:
+            raise McNemarError(f"{option('runs')} needs {option('run_column')}, or one file of "
+                               "a format that holds several runs itself (promptfoo)")
+        pair = list(runs)
+        if len(pair) != 2:
+            raise McNemarError(f"{option('runs', 'A,B')} names two runs; got {len(pair)}")
+        sides = [{**given, **(extra or {})} for extra in (options_a, options_b)]
+        read = [read_run(paths[0], format=fmt, run=pair[i], **sides[i]) for i in (0, 1)]
+        return read[0], read[1]
     if len(paths) != 2:
         raise McNemarError(f"a comparison takes two run files (A, B); got {len(paths)}")
     sides = [{**given, **(extra or {})} for extra in (options_a, options_b)]

@@ -21,6 +21,7 @@ no publication.
 | :data:`POWER_METHODS` | exact, midp, asymptotic, connor | `method` |
 | :data:`REDUCE` | mean, majority, first, cluster | `reduce` |
 | :data:`ON_MISSING` | error, intersect | `on_missing` |
+| :data:`ON_ERROR` | missing, fail | `on_error` |
 | :data:`FAIL_ON` | worse, worse-any, different, inferior | `--fail-on` |
 | :data:`PLOT_KINDS` | auto, heatmap, forest | `--plot-kind` |
 | :data:`OUTPUT_FORMATS` | text, markdown, json | `--format` |
@@ -133,6 +134,7 @@ __all__ = [
     "FAIL_ON",
     "MARGIN_METHODS",
     "ODDS_RATIO_INTERVALS",
+    "ON_ERROR",
     "ON_MISSING",
     "OUTPUT_FORMATS",
     "PLOT_KINDS",
@@ -285,6 +287,14 @@ REDUCE: tuple[Term, ...] = (
 ON_MISSING: tuple[Term, ...] = (
     Term("error", "refuse", "error"),
     Term("intersect", "drop and report how many", "intersect"),
+)
+
+#: What an errored item is (``on_error=``): a tool's error (a provider that failed, a sample
+#: that raised) is no answer, so by default it has no score (reported, and left out with
+#: ``on_missing="intersect"``); ``fail`` counts it as a failure.
+ON_ERROR: tuple[Term, ...] = (
+    Term("missing", "no score (reported)", "missing"),
+    Term("fail", "counted as a failure", "fail"),
 )
 
 #: When the command line exits with a failure code after its report (``--fail-on``; the codes

@@ -133,12 +133,18 @@ internal error.""",
                    "over it is refused.")
 @click.option("--run-column", help="Column telling the runs apart in one long file.")
 @click.option("--runs", "run_values",
-              help="With --run-column: the two runs to compare, A,B; with --by-task and one "
-                   "HELM suite directory: the two models, A,B.")
+              help="With --run-column: the two runs to compare, A,B; with one promptfoo "
+                   "file of several providers: the two providers (label or id), A,B; with "
+                   "--by-task and one HELM suite directory: the two models, A,B.")
 @click.option("--filter", "filter_name", help="lm-eval: the filter to keep (e.g. strict-match).")
 @click.option("--value-key", help="Inspect: key of a scorer's named values.")
 @click.option("--perturbation",
               help="HELM: perturbation to keep (default none = unperturbed; all = every one).")
+@click.option("--on-error", type=click.Choice(vocabulary.names(vocabulary.ON_ERROR)),
+              default=None,
+              help="Items the tool marks as errored (a provider error, a sample that raised): "
+                   "missing = no score, reported (default; --on-missing intersect leaves them "
+                   "out), fail = counted as failures.")
 @click.option("--sample", help="Column numbering repeated samples of an item (generic files).")
 @click.option("--cluster", help="Cluster field: a column, an Inspect metadata key, or an "
                                 "lm-eval doc field.")
@@ -200,6 +206,7 @@ def compare(
     filter_name: str | None,
     value_key: str | None,
     perturbation: str | None,
+    on_error: str | None,
     sample: str | None,
     cluster: str | None,
     cluster_method: str,
@@ -257,7 +264,8 @@ def compare(
             runs, input_format=input_format, truth=truth, run_column=run_column,
             run_values=run_values, sides=sides, id_columns=id_columns, task_column=task_column,
             score=score, filter_name=filter_name, value_key=value_key,
-            perturbation=perturbation, sample=sample, cluster=cluster, tasks=tasks,
+            perturbation=perturbation, on_error=on_error, sample=sample, cluster=cluster,
+            tasks=tasks,
             limits=limits, progress=progress, on_missing=on_missing, threshold=threshold,
             reduce=reduce, allow_different_tasks=allow_different_tasks,
             allow_different_scorers=allow_different_scorers, names=names,
@@ -272,8 +280,8 @@ def compare(
         prediction=prediction_column, run_column=run_column,
         runs=split_pair(run_values, "--runs"), options_a=sides[0] or None,
         options_b=sides[1] or None, id=_ids(id_columns), score=score, filter=filter_name,
-        value_key=value_key, perturbation=perturbation, sample=sample, cluster=cluster,
-        task=list(tasks) if tasks else None, limits=limits, progress=progress)
+        value_key=value_key, perturbation=perturbation, on_error=on_error, sample=sample,
+        cluster=cluster, task=list(tasks) if tasks else None, limits=limits, progress=progress)
     report = compare_runs(
         run_a, run_b, on_missing=on_missing, threshold=threshold, reduce=reduce,
         allow_different_tasks=allow_different_tasks,
@@ -329,11 +337,11 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
                     "score": options.pop("score"), "filter": options.pop("filter_name"),
                     "value_key": options.pop("value_key"),
                     "perturbation": options.pop("perturbation"),
+                    "on_error": options.pop("on_error"),
                     "sample": options.pop("sample"), "cluster": options.pop("cluster"),
                     "limits": limits, "progress": progress}
     if run_column is not None:
-        read_options = {k: v for k, v in read_options.items()
-                        if k not in ("filter", "value_key", "perturbation", "limits")}
+        # read_runs gives the long file's reader only the options it takes.
         read_options["run_column"] = run_column
     pair: dict[str, Any] = {"runs": split_pair(run_values, "--runs"), "format": input_format,
                             "options_a": sides[0] or None, "options_b": sides[1] or None}

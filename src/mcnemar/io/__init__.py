@@ -4,13 +4,20 @@
 module                     holds
 =========================  ===========================================================
 :mod:`~mcnemar.io._run`     :class:`RunResults`, the neutral per-record data of one run
-:mod:`._registry`          the reader registry: every format, its reader, sniffer and options
+:mod:`._registry`          the reader registry: every format, its reader, sniffer and options;
+                           :func:`register` and :class:`ReaderSpec` add a format, and installed
+                           packages add theirs through the entry-point group ``mcnemar.readers``
 :mod:`.detect`             :func:`detect_format` (from content) and :data:`FORMATS`
 :mod:`.generic`            CSV / TSV, JSON Lines and Parquet, one file per run or long
 :mod:`.lmeval`             lm-evaluation-harness ``samples_<task>_<date>.jsonl``
 :mod:`.inspect_log`        Inspect AI logs, ``.eval`` archives and ``.json``
 :mod:`.openai_evals`       OpenAI evals JSONL (``match`` events)
 :mod:`.helm`               HELM ``per_instance_stats.json``
+:mod:`.promptfoo`          promptfoo ``eval -o`` results (JSON, JSON Lines, CSV)
+:mod:`.lighteval`          lighteval ``--save-details`` Parquet details
+:mod:`.evalscope`          evalscope review JSON Lines and run directories
+:mod:`.deepeval`           deepeval test runs (``test_run_*.json``)
+:mod:`.opencompass`        OpenCompass results written with ``dump_details``
 :mod:`.identity`           :class:`RunIdentity` (task, scorer, status) and the checks before pairing
 :mod:`.align`              :func:`align`, :func:`align_many`, :class:`Alignment`
 :mod:`.frames`             :func:`table_from_frames`, :func:`table_from_long_frame`
@@ -34,8 +41,9 @@ the same object):
 from __future__ import annotations
 
 from mcnemar.io._dispatch import read_pair, read_run
-from mcnemar.io._registry import formats
+from mcnemar.io._registry import ReaderSpec, formats, register, unregister
 from mcnemar.io._run import RunResults, score_to_float
+from mcnemar.io._sniff import CONTENT, EXTENSION, FALLBACK, GENERIC, MAGIC, NAME, Probe
 from mcnemar.io.align import Alignment, AlignmentSummary, RunSummary, align, align_many
 from mcnemar.io.detect import detect_format
 from mcnemar.io.generic import read_long
@@ -43,9 +51,17 @@ from mcnemar.io.identity import RunIdentity, TaskIdentity
 from mcnemar.io.matrix import read_matrix
 
 __all__ = [
+    "CONTENT",
+    "EXTENSION",
+    "FALLBACK",
     "FORMATS",
+    "GENERIC",
+    "MAGIC",
+    "NAME",
     "Alignment",
     "AlignmentSummary",
+    "Probe",
+    "ReaderSpec",
     "RunIdentity",
     "RunResults",
     "RunSummary",
@@ -57,7 +73,9 @@ __all__ = [
     "read_matrix",
     "read_pair",
     "read_run",
+    "register",
     "score_to_float",
+    "unregister",
 ]
 
 #: Every format name accepted by ``read_run(format=...)`` (see :mod:`mcnemar.io._registry`).

@@ -16,6 +16,24 @@ Adding a format is one module with its reader and one call::
         options=("score", "name", "progress"), extensions=(".toy",),
     ))
 
+The options a spec declares are the whole contract with the rest of the package:
+:func:`~mcnemar.io.read_run` refuses any other, :func:`mcnemar.pipeline.read_runs` passes each
+reader only what it takes (a long file's reader gets no harness options), a reader that takes
+``run`` without ``run_column`` holds several runs in one file (``compare FILE --runs A,B``),
+and the web upload offers a task column only to readers that take ``task_column``.
+
+Readers from other packages
+---------------------------
+An installed package adds a format through the entry-point group ``mcnemar.readers``: each
+entry point names a :class:`ReaderSpec` (or a callable returning one or several), registered
+the first time the registry is consulted. In the package's ``pyproject.toml``::
+
+    [project.entry-points."mcnemar.readers"]
+    toy = "toy_reader:SPEC"
+
+A plug-in whose entry point fails to load, or that names a format already taken, is left out
+with a :class:`~mcnemar.errors.McNemarWarning` naming it; the built-in formats stay as they are.
+
 Examples
 --------
 >>> formats()[:3]
@@ -28,18 +46,23 @@ from __future__ import annotations
 
 import functools
 import importlib
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mcnemar.errors import McNemarError, option
+from mcnemar.errors import McNemarError, McNemarWarning, option
 from mcnemar.io import _sniff
 from mcnemar.io._sniff import EXTENSION, Probe
 
 if TYPE_CHECKING:
     from mcnemar.io._run import RunResults
 
-__all__ = ["ReaderSpec", "formats", "register", "spec", "specs", "unregister"]
+__all__ = ["ENTRY_POINT_GROUP", "ReaderSpec", "formats", "register", "spec", "specs",
+           "unregister"]
+
+#: The entry-point group through which installed packages add readers.
+ENTRY_POINT_GROUP = "mcnemar.readers"
 
 #: The options every reader takes.
 COMMON_OPTIONS = ("score", "name", "progress")
@@ -91,6 +114,22 @@ class ReaderSpec:
         """Whether the reader takes the option ``keyword`` (``limits`` included)."""
         return keyword in self.options or (keyword == "limits" and self.limits)
 
+    @property
+    def long(self) -> bool:
+        """Whether one file may hold several runs told apart by a column (``run_column``)."""
+        return "run_column" in self.options
+
+    @property
+    def several_runs(self) -> bool:
+        """Whether one file may hold several runs that the file itself names (``run=``
+        chooses one; promptfoo's providers), so that one file can be compared with
+        ``runs=(A, B)``."""
+        return "run" in self.options and not self.long
+
+    def given(self, options: dict[str, Any]) -> dict[str, Any]:
+        """The options of ``options`` this reader takes (``None`` values dropped)."""
+        return {k: v for k, v in options.items() if v is not None and self.accepts(k)}
+
     def claim(self, probe: Probe) -> int | None:
         """How strongly this format claims the probed file (``None``: not at all)."""
         found = self.sniff(probe) if self.sniff is not None else None
@@ -108,6 +147,49 @@ class ReaderSpec:
 
 
 _SPECS: dict[str, ReaderSpec] = {}
+_PLUGINS_LOADED = False
+
+
+def load_entry_points() -> tuple[str, ...]:
+    """Register the readers that installed packages declare (group ``mcnemar.readers``).
+
+    Called once, the first time the registry is consulted; calling it again looks again (for
+    a package installed since). Returns the names of the formats it registered.
+    """
+    global _PLUGINS_LOADED
+    _PLUGINS_LOADED = True
+    from importlib.metadata import entry_points
+
+    added: list[str] = []
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            found = point.load()
+            if callable(found) and not isinstance(found, ReaderSpec):
+                found = found()
+            new = [found] if isinstance(found, ReaderSpec) else list(found)
+            if not all(isinstance(item, ReaderSpec) for item in new):
+                raise TypeError("it names no ReaderSpec")
+        except Exception as exc:  # a broken plug-in must not break the built-in readers
+            warnings.warn(f"the reader plug-in {point.name!r} ({point.value}) was not loaded: "
+                          f"{exc}", McNemarWarning, stacklevel=2)
+            continue
+        for item in new:
+            if _SPECS.get(item.name) == item:
+                continue
+            try:
+                register(item)
+            except McNemarError as exc:
+                warnings.warn(f"the reader plug-in {point.name!r} ({point.value}) was not "
+                              f"registered: {exc}", McNemarWarning, stacklevel=2)
+                continue
+            added.append(item.name)
+    return tuple(added)
+
+
+def _all() -> dict[str, ReaderSpec]:
+    if not _PLUGINS_LOADED:
+        load_entry_points()
+    return _SPECS
 
 
 def register(reader: ReaderSpec, *, replace: bool = False) -> ReaderSpec:
@@ -132,20 +214,21 @@ def unregister(name: str) -> ReaderSpec:
 
 def formats() -> tuple[str, ...]:
     """The registered format names, in registration order (without ``auto``)."""
-    return tuple(_SPECS)
+    return tuple(_all())
 
 
 def specs() -> tuple[ReaderSpec, ...]:
     """The registered formats, in registration order."""
-    return tuple(_SPECS.values())
+    return tuple(_all().values())
 
 
 def spec(name: str) -> ReaderSpec:
     """The format called ``name``; refuses an unknown name, listing the known ones."""
-    found = _SPECS.get(name)
+    known = _all()
+    found = known.get(name)
     if found is None:
         raise McNemarError(f"{option('format', repr(name))} is not known; use 'auto' or one of "
-                           f"{', '.join(_SPECS)}")
+                           f"{', '.join(known)}")
     return found
 
 
@@ -168,7 +251,8 @@ register(ReaderSpec(name="lm-eval", label="lm-evaluation-harness samples",
                     sniff=_sniff.sniff_lmeval, priority=2))
 register(ReaderSpec(name="inspect", label="Inspect AI log",
                     module="mcnemar.io.inspect_log", function="read_inspect",
-                    options=("score", "value_key", "cluster", "name", "progress"), limits=True,
+                    options=("score", "value_key", "cluster", "on_error", "name", "progress"),
+                    limits=True,
                     sniff=_sniff.sniff_inspect, extensions=(".eval",), priority=1))
 register(ReaderSpec(name="openai-evals", label="OpenAI evals log",
                     module="mcnemar.io.openai_evals", function="read_openai_evals",
@@ -177,3 +261,23 @@ register(ReaderSpec(name="helm", label="HELM per-instance statistics",
                     module="mcnemar.io.helm", function="read_helm",
                     options=("score", "perturbation", "split", "name", "progress"),
                     sniff=_sniff.sniff_helm, priority=4))
+register(ReaderSpec(name="promptfoo", label="promptfoo eval results",
+                    module="mcnemar.io.promptfoo", function="read_promptfoo",
+                    options=("score", "run", "on_error", "name", "progress"),
+                    sniff=_sniff.sniff_promptfoo, priority=5))
+register(ReaderSpec(name="lighteval", label="lighteval details",
+                    module="mcnemar.io.lighteval", function="read_lighteval",
+                    options=("score", "task", "name", "progress"),
+                    sniff=_sniff.sniff_lighteval, priority=5))
+register(ReaderSpec(name="evalscope", label="evalscope reviews",
+                    module="mcnemar.io.evalscope", function="read_evalscope",
+                    options=("score", "task", "name", "progress"),
+                    sniff=_sniff.sniff_evalscope, priority=5))
+register(ReaderSpec(name="deepeval", label="deepeval test run",
+                    module="mcnemar.io.deepeval", function="read_deepeval",
+                    options=("score", "on_error", "name", "progress"),
+                    sniff=_sniff.sniff_deepeval, priority=5))
+register(ReaderSpec(name="opencompass", label="OpenCompass results with details",
+                    module="mcnemar.io.opencompass", function="read_opencompass",
+                    options=("score", "task", "name", "progress"),
+                    sniff=_sniff.sniff_opencompass, priority=1))

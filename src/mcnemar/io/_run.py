@@ -274,16 +274,62 @@ class RunResults:
 
 # --- helpers shared by the readers -------------------------------------------------------
 
+#: What :func:`field_at` returns for a field that is not there (``None`` is a JSON null).
+MISSING: Any = object()
 
-_TRUE = {"true", "yes"}
-_FALSE = {"false", "no"}
+
+def field_at(record: Mapping[str, Any], path: str) -> Any:
+    """The value at ``path`` in a nested record: the key itself, else a dotted path.
+
+    A key of the record that is the whole path wins (a column literally called ``"a.b"``);
+    otherwise ``"doc.id"`` is ``record["doc"]["id"]``, the longest key that matches first at
+    every level (so ``"sample_score.score.value.accuracy"`` finds ``value["accuracy"]``).
+    Returns :data:`MISSING` when no such field exists.
+
+    Examples
+    --------
+    >>> field_at({"doc": {"id": 7}, "a.b": 1}, "doc.id"), field_at({"a.b": 1}, "a.b")
+    (7, 1)
+    >>> field_at({"doc": {"id": 7}}, "doc.name") is MISSING
+    True
+    """
+    if path in record:
+        return record[path]
+    head, dot, rest = path.partition(".")
+    while dot:
+        if head in record:
+            inner = record[head]
+            if isinstance(inner, Mapping):
+                found = field_at(inner, rest)
+                if found is not MISSING:
+                    return found
+        step, dot, rest = rest.partition(".")
+        head = f"{head}.{step}"
+    return MISSING
+
+
+def has_field(columns: Collection[str], path: str) -> bool:
+    """Whether ``path`` is a column, or a dotted path whose first part is one."""
+    if path in columns:
+        return True
+    parts = path.split(".")
+    return any(".".join(parts[:i]) in columns for i in range(1, len(parts)))
+
+
+
+#: The words that are outcomes (any case): every reader and the engine's query use these.
+TRUE_WORDS = ("true", "yes", "pass")
+FALSE_WORDS = ("false", "no", "fail")
+_TRUE = set(TRUE_WORDS)
+_FALSE = set(FALSE_WORDS)
 
 
 def score_to_float(value: Any, *, letters: bool = False) -> float | None:
     """Convert one score value to a float; ``None`` means "no score".
 
-    Booleans become 1/0, numbers pass through, and the strings ``"true"/"yes"`` and
-    ``"false"/"no"`` (any case) and numeric strings are converted. With ``letters=True`` the
+    Booleans become 1/0, numbers pass through, and the strings ``"true"/"yes"/"pass"`` and
+    ``"false"/"no"/"fail"`` (any case: promptfoo's ``PASS``/``FAIL``) and numeric strings are
+    converted. With ``letters=True`` the
     Inspect grades are mapped as Inspect's ``value_to_float`` does: ``"C"`` (correct) 1,
     ``"I"`` (incorrect) 0, ``"P"`` (partial) 0.5, ``"N"`` (no answer) 0.
 
@@ -294,6 +340,8 @@ def score_to_float(value: Any, *, letters: bool = False) -> float | None:
     --------
     >>> score_to_float(True), score_to_float("0.5"), score_to_float("C", letters=True)
     (1.0, 0.5, 1.0)
+    >>> score_to_float("PASS"), score_to_float("fail")
+    (1.0, 0.0)
     """
     if value is None:
         return None
@@ -323,6 +371,30 @@ def score_to_float(value: Any, *, letters: bool = False) -> float | None:
 
 
 _LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+
+
+def errored_scores(scores: Sequence[float], errored: Sequence[bool],
+                   on_error: str = "missing") -> np.ndarray:
+    """The scores of a run whose tool marked some records as errored, by ``on_error``.
+
+    An errored record without a score (a provider that failed, a sample that raised) stays
+    without one with ``"missing"`` (NaN: alignment reports it, ``on_missing="intersect"``
+    leaves it out), or scores 0 with ``"fail"`` (a failure). Every reader with errored
+    records goes through here, so that a tool's error is never a wrong answer unless asked.
+
+    Examples
+    --------
+    >>> errored_scores([1.0, float("nan"), 0.0], [False, True, True], "fail").tolist()
+    [1.0, 0.0, 0.0]
+    """
+    from mcnemar.validation import check_choice
+    from mcnemar.vocabulary import ON_ERROR
+
+    check_choice(on_error, "on_error", ON_ERROR)
+    out = np.asarray(scores, dtype=np.float64).copy()
+    if on_error == "fail" and len(out):
+        out[np.asarray(errored, dtype=bool) & np.isnan(out)] = 0.0
+    return out
 
 
 def csv_delimiter(path: Path, head: str) -> str:

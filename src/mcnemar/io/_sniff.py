@@ -27,7 +27,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CONTENT", "EXTENSION", "FALLBACK", "GENERIC", "MAGIC", "NAME", "Probe"]
+__all__ = ["CONTENT", "EXTENSION", "FALLBACK", "GENERIC", "MAGIC", "MAGIC_LAYOUT", "NAME",
+           "Probe"]
+
+#: Claims stronger than any built-in one: a sniffer that recognises a more specific layout
+#: inside a generic container (lighteval's columns inside a Parquet file) claims one of these.
+MAGIC_LAYOUT = 65
 
 MAGIC = 60
 NAME = 50
@@ -62,6 +67,17 @@ class Probe:
         if self.is_dir:
             return b""
         with self.path.open("rb") as handle:
+            return handle.read(HEAD_BYTES)
+
+    @cached_property
+    def tail(self) -> bytes:
+        """The last 64 KiB of the file (``b""`` for a directory): where Parquet keeps its
+        schema, so a format can be told by its column names without a Parquet library."""
+        if self.is_dir:
+            return b""
+        with self.path.open("rb") as handle:
+            size = handle.seek(0, 2)
+            handle.seek(max(0, size - HEAD_BYTES))
             return handle.read(HEAD_BYTES)
 
     @cached_property
@@ -152,6 +168,102 @@ def sniff_lmeval(probe: Probe) -> int | None:
     if obj is not None and "doc_id" in obj and any(
             k in obj for k in ("filter", "metrics", "resps", "doc")):
         return CONTENT
+    return None
+
+
+def sniff_promptfoo(probe: Probe) -> int | None:
+    """promptfoo ``eval -o``: ``results.json`` (``evalId`` and ``results``), JSON Lines of
+    results (``testIdx`` with ``promptIdx``/``gradingResult``), or the CSV (a ``Status``, a
+    ``Score`` and a ``Grader Reason`` column)."""
+    if probe.is_dir:
+        return None
+    obj = probe.first_object
+    if obj is not None:
+        if "testIdx" in obj and ("promptIdx" in obj or "gradingResult" in obj):
+            return CONTENT
+        if "evalId" in obj and "results" in obj:
+            return CONTENT
+        return None
+    text = probe.text
+    if text.startswith(b"{"):
+        head = probe.head
+        return CONTENT if b'"evalId"' in head and b'"results"' in head else None
+    first = text.split(b"\n", 1)[0]
+    if b"Status" in first and b"Score" in first and b"Grader Reason" in first:
+        return CONTENT
+    return None
+
+
+def sniff_lighteval(probe: Probe) -> int | None:
+    """lighteval ``--save-details``: Parquet files whose schema (in the footer) has the
+    ``doc``, ``metric`` and ``model_response`` columns, or a directory of
+    ``details_*.parquet`` files."""
+    if probe.is_dir:
+        return NAME if probe.holds("details_*.parquet") else None
+    if not probe.head.startswith(b"PAR1"):
+        return None
+    tail = probe.tail
+    if b"model_response" in tail and b"gold_index" in tail and b"metric" in tail:
+        return MAGIC_LAYOUT
+    return None
+
+
+def sniff_evalscope(probe: Probe) -> int | None:
+    """evalscope: review JSON Lines (records with ``sample_score`` and ``index``), or a run
+    directory holding ``reviews/`` (and ``configs/task_config.yaml``)."""
+    if probe.is_dir:
+        if (probe.path / "reviews").is_dir() or (
+                probe.path.name == "reviews" and probe.holds("*.jsonl")):
+            return NAME
+        return NAME if probe.holds("task_config.yaml") and probe.holds("reviews") else None
+    obj = probe.first_object
+    if obj is not None and "sample_score" in obj and "index" in obj:
+        return CONTENT
+    return None
+
+
+def sniff_deepeval(probe: Probe) -> int | None:
+    """deepeval: a test run (``test_run_*.json``: ``testCases`` with ``metricsData``), or
+    ``.latest_test_run.json`` (the same inside ``testRunData``), or a results folder holding
+    ``test_run_*.json`` files."""
+    if probe.is_dir:
+        return NAME if next(probe.path.glob("test_run_*.json"), None) is not None else None
+    if not probe.text.startswith(b"{"):
+        return None
+    obj = probe.first_object
+    if obj is not None:
+        if "testRunData" in obj:
+            obj = obj["testRunData"] if isinstance(obj["testRunData"], dict) else {}
+        return CONTENT if "testCases" in obj else None
+    head = probe.head
+    return CONTENT if b'"testCases"' in head and (b'"metricsData"' in head
+                                                 or b'"testRunData"' in head) else None
+
+
+def sniff_opencompass(probe: Probe) -> int | None:
+    """OpenCompass: a result file ``results/<model>/<dataset>.json`` written with
+    ``dump_details`` (a JSON object with a ``details`` member: a list or an object of
+    per-item entries), or a model folder ``results/<model>/`` of them. A JSON object under
+    ``results/<model>/`` without ``details`` is claimed weakly, so that the reader can say
+    how to rerun with details."""
+    path = probe.path
+    if probe.is_dir:
+        if path.parent.name == "results" and any(
+                not f.name.startswith("results_") for f in path.glob("*.json")):
+            return NAME
+        return None
+    if not probe.text.startswith(b"{"):
+        return None
+    head = probe.head
+    obj = probe.first_object
+    if obj is not None:
+        return CONTENT if isinstance(obj.get("details"), list | dict) else None
+    # mmengine.dump(..., indent=4) writes '"details": [' (evaluator details) or '{' (formatted)
+    if (b'"details": [' in head or b'"details": {' in head) and b'"evalId"' not in head:
+        return CONTENT
+    if path.parent.parent.name == "results" and path.suffix.lower() == ".json" \
+            and not path.name.startswith("results_"):
+        return GENERIC
     return None
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mcnemar.errors import AlignmentError, McNemarError, McNemarWarning, option
-from mcnemar.io._run import RunResults, object_array
+from mcnemar.io._run import RunResults, name_list, object_array
 from mcnemar.io._summary import CLUSTER as CLUSTER
 from mcnemar.io._summary import ON_MISSING as ON_MISSING
 from mcnemar.io._summary import REDUCE_HINT as REDUCE_HINT
@@ -386,6 +386,9 @@ def align(
             unscored = int((no_a | no_b).sum())
             hint = "; " + intersect_note(int((~(no_a | no_b)).sum()), len(only_a), len(only_b),
                                          unscored)
+        if len(items_a.keys) and len(items_b.keys) and not found.any():
+            # Nothing pairs: the ids read are not the item key (a new UUID per result, say).
+            hint += _key_hint(run_a, run_b)
         raise AlignmentError("cannot pair the runs: " + "; ".join(problems) + hint)
     keep = ~(no_a | no_b)
     ia, ib = ia[keep], ib[keep]
@@ -534,7 +537,19 @@ def no_common_items(run_a: RunResults, run_b: RunResults, keys_a: np.ndarray | N
         as_text = {str(k) for k in keys_a.tolist()}
         if any(str(k) in as_text for k in keys_b.tolist()):
             text += "; the ids agree as text but differ in type (number vs text)"
-    return text
+    return text + _key_hint(run_a, run_b)
+
+
+def _key_hint(run_a: RunResults, run_b: RunResults) -> str:
+    """For runs that share no item: the fields that would pair them, if any."""
+    from mcnemar.io.generic import shared_keys
+
+    fields = shared_keys(run_a, run_b)
+    if not fields:
+        return ""
+    return (f"; no item id is in both runs, but {name_list(fields, limit=3)} "
+            f"{'holds' if len(fields) == 1 else 'hold'} the same distinct values in both "
+            f"files: pair on {option('id', repr(fields[0]))}?")
 
 
 def _counts(ca: np.ndarray, cb: np.ndarray) -> tuple[int, int, int, int]:

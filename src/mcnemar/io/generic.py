@@ -8,7 +8,14 @@ CSV/JSONL files of more than about 200,000 lines are handed to DuckDB as a defer
 (:class:`~mcnemar.io._run.DeferredSource`) and counted inside the engine.
 
 Ids are compared as text (``12`` in a JSONL file equals ``"12"`` in a CSV file). Scores may be
-numbers, booleans or the words true/false/yes/no; an empty cell is a missing score.
+numbers, booleans or the words true/false, yes/no, pass/fail (any case); an empty cell is a
+missing score.
+
+Fields inside nested JSON objects and Parquet struct columns are named by dotted paths
+(``id="doc.id"``, ``score="metric.acc"``) for the id, score, run, task, sample and cluster, on
+every path (Python, pyarrow and DuckDB); a column whose own name holds the dots wins, and CSV
+columns are always flat names. A CSV header that repeats a column name is refused: which of the
+columns was meant cannot be known.
 """
 
 from __future__ import annotations
@@ -25,12 +32,17 @@ import numpy as np
 from mcnemar.errors import InputFileError, McNemarError, option
 from mcnemar.io._run import (
     CLUSTER_COL,
+    FALSE_WORDS,
     KEY_PREFIX,
+    MISSING,
     SAMPLE_COL,
     SCORE_COL,
+    TRUE_WORDS,
     DeferredSource,
     RunResults,
     csv_delimiter,
+    field_at,
+    has_field,
     iter_json_records,
     name_list,
     read_parquet,
@@ -39,7 +51,7 @@ from mcnemar.io._run import (
     short_repr,
 )
 
-__all__ = ["ID_COLUMNS", "SCORE_COLUMNS", "read_generic", "read_long"]
+__all__ = ["ID_COLUMNS", "SCORE_COLUMNS", "read_generic", "read_long", "shared_keys"]
 
 #: Column names tried, in order, when ``id`` is not given.
 ID_COLUMNS = ("id", "item_id", "item", "question_id", "sample_id", "doc_id", "example_id",
@@ -65,11 +77,15 @@ def _columns_list(value: str | Sequence[str] | None) -> list[str] | None:
 
 def _pick(
     columns: Sequence[str], wanted: list[str] | None, candidates: Sequence[str], what: str,
-    argument: str, path: Path,
+    argument: str, path: Path, nested: bool = True,
 ) -> list[str]:
     if wanted is not None:
-        require_known(wanted, columns, path=path, message=lambda unknown, known:
-                      f"{what} column {unknown} not found; the columns are {known}")
+        found = set(columns) | {w for w in wanted if nested and has_field(columns, w)}
+        hint = ("" if nested else "; CSV columns are flat, so a dotted name must be a "
+                "column's whole name")
+        require_known(wanted, found, path=path, message=lambda unknown, known:
+                      f"{what} column {unknown} not found; the columns are "
+                      f"{name_list(columns)}{hint}")
         return wanted
     lower = {c.lower(): c for c in columns}
     for name in candidates:
@@ -92,7 +108,7 @@ def _pick(
 def _choose_columns(
     columns: Sequence[str], path: Path, ids: list[str] | None, score: str | None,
     run_column: str | None, sample: str | None, cluster: str | None,
-    task_column: str | None = None,
+    task_column: str | None = None, nested: bool = True,
 ) -> tuple[list[str], str]:
     """The id column(s) and the score column (chosen or detected), after checking the others.
 
@@ -100,17 +116,17 @@ def _choose_columns(
     whichever of the Python, DuckDB or pyarrow paths reads the file. A task column leads the
     item key (unless the ids chosen already hold it).
     """
-    id_cols = _pick(columns, ids, ID_COLUMNS, "id", "id", path)
+    id_cols = _pick(columns, ids, ID_COLUMNS, "id", "id", path, nested)
     if task_column is not None and task_column not in id_cols:
-        if task_column not in columns:
+        if not (has_field(columns, task_column) if nested else task_column in columns):
             raise InputFileError(f"{option('task_column', repr(task_column))}: no such column; "
                                  f"the columns are {name_list(columns)}", path=str(path))
         id_cols = [task_column, *id_cols]
     score_col = _pick(columns, [score] if score else None, SCORE_COLUMNS, "score", "score",
-                      path)[0]
+                      path, nested)[0]
     for extra, what in ((run_column, "run"), (sample, "sample"), (cluster, "cluster")):
         if extra is not None:
-            _pick(columns, [extra], (), what, what, path)
+            _pick(columns, [extra], (), what, what, path, nested)
     return id_cols, score_col
 
 
@@ -267,24 +283,26 @@ def _run_values(p: Path, kind: str, run_column: str, engine: str) -> set[str]:
     if kind == "parquet" or (engine != "python" and p.is_file() and
                              _estimated_lines(p) > LARGE_LINES and _duckdb_available()):
         if not _duckdb_available():
-            return set(_read_parquet_arrow_columns(p, [run_column])[run_column])
+            return {_text(v) for row in _read_parquet_arrow_columns(p, [run_column])
+                    if (v := _get(row, run_column)) is not None}
         from mcnemar.io._engine import connect, engine_error
 
         con = connect()
-        _pick(_engine_columns(con, p, kind), [run_column], (), "run", "run", p)
+        columns = _engine_columns(con, p, kind)
+        _pick(columns, [run_column], (), "run", "run", p, kind != "csv")
         try:
             rows = con.sql(
-                f"SELECT DISTINCT CAST({_q(run_column)} AS VARCHAR) FROM "
-                f"{_scan(p, kind, [run_column])}"
+                f"SELECT DISTINCT {_text_sql(run_column, columns, kind)} FROM "
+                f"{_scan(p, kind, [run_column], columns)}"
             ).fetchall()
         except Exception as exc:  # duckdb.Error; duckdb is imported lazily
             raise engine_error(exc, p) from None
         return {r[0] for r in rows if r[0] is not None}
     columns, rows = _csv_rows(p, None) if kind == "csv" else _jsonl_rows(p, None)
-    _pick(columns, [run_column], (), "run", "run", p)
+    _pick(columns, [run_column], (), "run", "run", p, kind != "csv")
     values = set()
     for _, record in rows:
-        value = record.get(run_column)
+        value = _get(record, run_column)
         if value is not None and value != "":
             values.add(_text(value))
     return values
@@ -312,6 +330,7 @@ def _csv_rows(
         raise InputFileError("empty file: expected a header line with column names",
                              path=str(p)) from None
     header = [h.strip() for h in header]
+    check_header(header, p)
     rows: list[tuple[int, dict[str, Any]]] = []
     with progress_bar(p.name, len(text), enabled=progress) as bar:
         try:
@@ -330,6 +349,61 @@ def _csv_rows(
             raise InputFileError(f"malformed CSV ({exc})", path=str(p),
                                  line=reader.line_num) from None
     return header, rows
+
+
+def check_header(header: Sequence[str], p: Path) -> None:
+    """Refuse a header that names a column twice (which one was meant cannot be known).
+
+    Examples
+    --------
+    >>> try:
+    ...     check_header(["id", "Status", "Score", "Status"], Path("r.csv"))
+    ... except InputFileError as exc:
+    ...     print(str(exc).split(";")[0])
+    r.csv, line 1: the header repeats the column name 'Status' (columns 2 and 4)
+    """
+    seen: dict[str, list[int]] = {}
+    for position, name in enumerate(header, start=1):
+        seen.setdefault(name, []).append(position)
+    repeated = {name: where for name, where in seen.items() if len(where) > 1}
+    if not repeated:
+        return
+    parts = [f"{name!r} (columns {', '.join(map(str, where[:-1]))} and {where[-1]})"
+             for name, where in list(repeated.items())[:3]]
+    more = f" and {len(repeated) - 3} more" if len(repeated) > 3 else ""
+    raise InputFileError(
+        f"the header repeats the column name{'s' if len(repeated) > 1 else ''} "
+        f"{', '.join(parts)}{more}; rename the columns so that each name is used once (or read "
+        f"the file with its tool's reader, e.g. {option('format', repr('promptfoo'))})",
+        path=str(p), line=1)
+
+
+def _get(record: dict[str, Any], path: str) -> Any:
+    """A record's field at ``path`` (a dotted path into nested objects); ``None`` if absent."""
+    value = record.get(path, MISSING)
+    if value is MISSING:
+        value = field_at(record, path)
+    return None if value is MISSING else value
+
+
+def _no_field(record: dict[str, Any], path: str) -> str:
+    """Why ``path`` is not in ``record``: the keys where the path stops."""
+    here: Any = record
+    walked: list[str] = []
+    for part in path.split("."):
+        if not isinstance(here, dict) or part not in here:
+            break
+        walked.append(part)
+        here = here[part]
+    where = ".".join(walked)
+    if isinstance(here, dict):
+        return (f"field {path!r} not found: {where or 'the record'} holds "
+                f"{name_list(here) or 'nothing'}")
+    return f"field {path!r} not found: {where!r} is {short_repr(here)}, not an object"
+
+
+def _or_empty(value: Any) -> Any:
+    return "" if value is None else value
 
 
 def _jsonl_rows(
@@ -359,17 +433,23 @@ def _from_rows(
 ) -> RunResults:
     # JSONL records may differ in their keys; the first record's keys name the columns.
     id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster,
-                                         task_column)
+                                         task_column, kind != "csv")
+    if rows:
+        # A dotted path that the first record does not hold is a wrong name, not a gap.
+        number, first = rows[0]
+        for field in (*id_cols, score_col, run_column, sample, cluster):
+            if field is not None and field not in first and field_at(first, field) is MISSING:
+                raise InputFileError(_no_field(first, field), path=str(p), line=number)
     keys: list[Any] = []
     scores: list[float] = []
     epochs: list[Any] = []
     clusters: list[Any] = []
     for number, record in rows:
-        if run_column is not None and _text(record.get(run_column, "")) != run:
+        if run_column is not None and _text(_or_empty(_get(record, run_column))) != run:
             continue
         parts = []
         for col in id_cols:
-            value = record.get(col)
+            value = _get(record, col)
             if value is None or value == "" or isinstance(value, list | dict):
                 raise InputFileError(
                     f"record has no usable id in column {col!r} (found {short_repr(value)}); "
@@ -379,15 +459,15 @@ def _from_rows(
             parts.append(_text(value))
         keys.append(parts[0] if len(parts) == 1 else tuple(parts))
         try:
-            value = score_to_float(record.get(score_col))
+            value = score_to_float(_get(record, score_col))
         except ValueError as exc:
             raise InputFileError(f"column {score_col!r}: {exc}", path=str(p),
                                  line=number) from None
         scores.append(np.nan if value is None else value)
         if sample is not None:
-            epochs.append(_sample_value(record.get(sample), p, number, sample))
+            epochs.append(_sample_value(_get(record, sample), p, number, sample))
         if cluster is not None:
-            clusters.append(_text(record.get(cluster, "")))
+            clusters.append(_text(_or_empty(_get(record, cluster))))
     if run_column is not None and not keys:
         raise InputFileError(f"no record has {run_column} = {run!r}", path=str(p))
     return RunResults.from_scores(
@@ -413,6 +493,62 @@ def _sample_value(value: Any, p: Path, line: int, column: str) -> int:
         ) from None
 
 
+# --- when nothing pairs --------------------------------------------------------------------
+
+#: Files up to this size are read again for :func:`shared_keys` (only when nothing paired).
+HINT_BYTES = 64 << 20
+
+
+def shared_keys(run_a: RunResults, run_b: RunResults) -> list[str]:
+    """The fields, other than the id read, that hold the same distinct values in both files.
+
+    Asked only when two runs share no item: each CSV/JSONL file (of one run, up to
+    :data:`HINT_BYTES`) is read again, and a field (a column, or one level inside a nested
+    object: ``vars.id``; not the score) qualifies when its values are all different and the
+    two files hold the same set of them: it is likely the item key the id should have been
+    (promptfoo's ``testIdx`` where each result's ``id`` is new).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for name, ids in (("a", "xy"), ("b", "zw")):
+    ...     _ = (d / f"{name}.csv").write_text("id,testIdx,pass\\n" + "".join(
+    ...         f"{u},{i},1\\n" for i, u in enumerate(ids)))
+    >>> shared_keys(read_generic(d / "a.csv", format="csv"),
+    ...             read_generic(d / "b.csv", format="csv"))
+    ['testIdx']
+    """
+    found = [_distinct_fields(run) for run in (run_a, run_b)]
+    first, second = found
+    if first is None or second is None:
+        return []
+    return [name for name, values in first.items() if second.get(name) == values]
+
+
+def _distinct_fields(run: RunResults) -> dict[str, frozenset[str]] | None:
+    p = Path(run.path)
+    if run.format not in ("csv", "jsonl") or run.metadata.get("run") is not None:
+        return None
+    try:
+        if not p.is_file() or p.stat().st_size > HINT_BYTES:
+            return None
+        _, rows = _csv_rows(p, None) if run.format == "csv" else _jsonl_rows(p, None)
+    except (OSError, McNemarError):
+        return None
+    values: dict[str, list[str]] = {}
+    for _, record in rows:
+        for name, value in record.items():
+            inner = value.items() if isinstance(value, dict) else ()
+            for field, item in ((name, value), *((f"{name}.{k}", v) for k, v in inner)):
+                if item is not None and item != "" and not isinstance(item, list | dict):
+                    values.setdefault(field, []).append(_text(item))
+    n = len(rows)
+    return {name: frozenset(texts) for name, texts in values.items()
+            if n > 1 and name not in (*run.key_names, run.score_name) and len(texts) == n
+            and len(set(texts)) == n}
+
+
 # --- engine (DuckDB) ---------------------------------------------------------------------
 
 
@@ -433,13 +569,53 @@ def _parquet_files(p: Path) -> list[str]:
     return [str(p)]
 
 
-def _scan(p: Path, kind: str, columns: list[str] | None = None) -> str:
+def _split(path: str, columns: Sequence[str]) -> tuple[str, list[str]]:
+    """A field's column and the path inside it: ``"doc.id"`` -> ``("doc", ["id"])``; a column
+    whose own name is the whole path wins, then the longest column name that starts it."""
+    if path in columns:
+        return path, []
+    parts = path.split(".")
+    for i in range(len(parts) - 1, 0, -1):
+        head = ".".join(parts[:i])
+        if head in columns:
+            return head, parts[i:]
+    return path, []
+
+
+def _expr(path: str, columns: Sequence[str], kind: str) -> str:
+    """The SQL of a field: its column, a struct's field (Parquet) or a JSON member (JSONL,
+    whose nested columns are scanned as JSON)."""
+    column, inner = _split(path, columns)
+    if not inner:
+        return _q(column)
+    if kind == "jsonl":
+        member = "$" + "".join('."' + part.replace('"', '\\"') + '"' for part in inner)
+        return f"json_extract_string({_q(column)}, {_lit(member)})"
+    expr = _q(column)
+    for part in inner:
+        expr = f"struct_extract({expr}, {_lit(part)})"
+    return expr
+
+
+def _text_sql(path: str, columns: Sequence[str], kind: str) -> str:
+    return f"CAST({_expr(path, columns, kind)} AS VARCHAR)"
+
+
+def _scan(p: Path, kind: str, fields: list[str] | None = None,
+          columns: Sequence[str] = ()) -> str:
+    """The engine's scan of the file; for JSONL only the columns of ``fields`` are read, as
+    text, or as JSON where a field lies inside them."""
     if kind == "parquet":
         files = ", ".join(_lit(f) for f in _parquet_files(p))
         return f"read_parquet([{files}], union_by_name = true)"
     if kind == "csv":
         return f"read_csv({_lit(str(p))}, all_varchar = true, header = true)"
-    spec = ", ".join(f"{_lit(c)}: 'VARCHAR'" for c in (columns or []))
+    types: dict[str, str] = {}
+    for field in fields or []:
+        column, inner = _split(field, columns)
+        if inner or types.get(column) != "JSON":
+            types[column] = "JSON" if inner else types.get(column, "VARCHAR")
+    spec = ", ".join(f"{_lit(c)}: '{t}'" for c, t in types.items())
     return f"read_json({_lit(str(p))}, format = 'newline_delimited', columns = {{{spec}}})"
 
 
@@ -451,6 +627,13 @@ def _engine_columns(con: Any, p: Path, kind: str) -> list[str]:
         for _, first in iter_json_records(p, what="one record per line"):
             return list(first)
         raise InputFileError("empty file: no records", path=str(p))
+    if kind == "csv":
+        # The engine renames a repeated column ("Status_1"); the header itself is checked.
+        with p.open("r", encoding="utf-8-sig", errors="replace", newline="") as handle:
+            head = handle.read(1 << 16)
+        header: list[str] = next(csv.reader(io.StringIO(head),
+                                             delimiter=csv_delimiter(p, head)), [])
+        check_header([h.strip() for h in header], p)
     try:
         return [row[0] for row in con.sql(f"DESCRIBE SELECT * FROM {_scan(p, kind)}").fetchall()]
     except Exception as exc:  # duckdb.Error
@@ -469,16 +652,19 @@ def _engine_types(con: Any, p: Path, kind: str) -> dict[str, str]:
     return {row[0]: str(row[1]) for row in rows}
 
 
-def _score_sql(column: str, dtype: str | None) -> str:
-    col = _q(column)
+def _words(words: Sequence[str]) -> str:
+    return ", ".join(_lit(w) for w in words)
+
+
+def _score_sql(col: str, dtype: str | None) -> str:
     if dtype is not None and (dtype == "BOOLEAN" or dtype.split("(")[0] in _NUMERIC):
         # NaN stays NaN: it is reported as "not a number", never silently dropped.
         return f"CAST({col} AS DOUBLE)"
     text = f"trim(CAST({col} AS VARCHAR))"
     return (
         f"CASE WHEN {col} IS NULL OR {text} = '' THEN NULL "
-        f"WHEN lower({text}) IN ('true', 'yes') THEN 1.0 "
-        f"WHEN lower({text}) IN ('false', 'no') THEN 0.0 "
+        f"WHEN lower({text}) IN ({_words(TRUE_WORDS)}) THEN 1.0 "
+        f"WHEN lower({text}) IN ({_words(FALSE_WORDS)}) THEN 0.0 "
         f"ELSE coalesce(TRY_CAST({text} AS DOUBLE), 'NaN'::DOUBLE) END"
     )
 
@@ -499,26 +685,31 @@ def _deferred(
     con = connect()
     columns = _engine_columns(con, p, kind)
     id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster,
-                                         task_column)
+                                         task_column, kind != "csv")
     types = _engine_types(con, p, kind)
     needed = [*id_cols, score_col] + [c for c in (run_column, sample, cluster) if c]
     key_types = tuple(types.get(c, "VARCHAR") for c in id_cols)
-    rest = [f"{_score_sql(score_col, types.get(score_col))} AS {SCORE_COL}"]
+
+    def expr(field: str) -> str:
+        return _expr(field, columns, kind)
+
+    rest = [f"{_score_sql(expr(score_col), types.get(score_col))} AS {SCORE_COL}"]
     if sample is not None:
-        rest.append(f"CAST({_q(sample)} AS BIGINT) AS {SAMPLE_COL}")
+        rest.append(f"CAST({expr(sample)} AS BIGINT) AS {SAMPLE_COL}")
     if cluster is not None:
-        rest.append(f"CAST({_q(cluster)} AS VARCHAR) AS {CLUSTER_COL}")
+        rest.append(f"CAST({expr(cluster)} AS VARCHAR) AS {CLUSTER_COL}")
     where = ""
     if run_column is not None and run is not None:
-        where = f" WHERE CAST({_q(run_column)} AS VARCHAR) = {_lit(run)}"
+        where = f" WHERE CAST({expr(run_column)} AS VARCHAR) = {_lit(run)}"
 
     def query(text_ids: bool) -> str:
         keys = [
-            f"CAST({_q(c)} AS VARCHAR) AS {KEY_PREFIX}{i}" if text_ids
-            else f"{_q(c)} AS {KEY_PREFIX}{i}"
+            f"CAST({expr(c)} AS VARCHAR) AS {KEY_PREFIX}{i}" if text_ids
+            else f"{expr(c)} AS {KEY_PREFIX}{i}"
             for i, c in enumerate(id_cols)
         ]
-        return f"SELECT {', '.join(keys + rest)} FROM {_scan(p, kind, needed)}{where}"
+        return (f"SELECT {', '.join(keys + rest)} FROM {_scan(p, kind, needed, columns)}"
+                f"{where}")
 
     sql = query(text_ids=True)
     native_sql = query(text_ids=False) if all(t in INTEGER_TYPES for t in key_types) else None
@@ -555,9 +746,14 @@ def _deferred(
 _PARQUET_NEEDS = "reading Parquet needs DuckDB or pyarrow"
 
 
-def _read_parquet_arrow_columns(p: Path, columns: list[str]) -> dict[str, list[Any]]:
-    table = read_parquet(p, files=_parquet_files(p), columns=columns, needs=_PARQUET_NEEDS)
-    return {c: table.column(c).to_pylist() for c in columns}
+def _read_parquet_arrow_columns(p: Path, fields: list[str]) -> list[dict[str, Any]]:
+    """The rows of the columns that hold ``fields`` (struct columns whole, as dicts)."""
+    files = _parquet_files(p)
+    names = read_parquet(p, files=files, names_only=True, needs=_PARQUET_NEEDS)
+    columns = list(dict.fromkeys(_split(f, names)[0] for f in fields))
+    table = read_parquet(p, files=files, columns=columns, needs=_PARQUET_NEEDS)
+    rows: list[dict[str, Any]] = table.select(columns).to_pylist()
+    return rows
 
 
 def _read_parquet_arrow(
@@ -567,10 +763,7 @@ def _read_parquet_arrow(
     columns = read_parquet(p, files=_parquet_files(p), names_only=True, needs=_PARQUET_NEEDS)
     id_cols, score_col = _choose_columns(columns, p, ids, score, run_column, sample, cluster,
                                          task_column)
-    wanted = list(dict.fromkeys([*id_cols, score_col] + [c for c in (run_column, sample, cluster)
-                                                         if c]))
-    data = _read_parquet_arrow_columns(p, wanted)
-    n = len(data[score_col])
-    rows = [(i + 1, {c: data[c][i] for c in wanted}) for i in range(n)]
+    wanted = [*id_cols, score_col] + [c for c in (run_column, sample, cluster) if c]
+    rows = list(enumerate(_read_parquet_arrow_columns(p, wanted), start=1))
     return _from_rows(p, "parquet", columns, rows, id_cols, score_col, run_column, run, sample,
                       cluster, display)

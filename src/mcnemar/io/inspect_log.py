@@ -22,7 +22,13 @@ import numpy as np
 
 from mcnemar.errors import InputFileError, option
 from mcnemar.io._archive import BoundedArchive, ReadLimits
-from mcnemar.io._run import RunResults, load_json_document, score_to_float, short_repr
+from mcnemar.io._run import (
+    RunResults,
+    errored_scores,
+    load_json_document,
+    score_to_float,
+    short_repr,
+)
 from mcnemar.io.identity import RunIdentity, TaskIdentity
 
 __all__ = ["read_inspect"]
@@ -36,6 +42,7 @@ def read_inspect(
     score: str | None = None,
     value_key: str | None = None,
     cluster: str | None = None,
+    on_error: str = "missing",
     name: str | None = None,
     progress: bool | None = None,
     limits: ReadLimits | None = None,
@@ -56,6 +63,10 @@ def read_inspect(
         For scorers whose value is a dict of named values: which one to use.
     cluster : str, optional
         A key of the sample ``metadata`` to use as the item's cluster.
+    on_error : {"missing", "fail"}, default "missing"
+        A sample that errored before it was scored has no score (reported at alignment, left
+        out with ``on_missing="intersect"``), or with ``"fail"`` counts as a failure. A sample
+        scored despite its error (``score_on_error``) keeps its score either way.
     name : str, optional
         Display name; default the model in the log header.
     limits : ReadLimits, optional
@@ -161,8 +172,9 @@ def read_inspect(
         content_name="input/target" if has_content else None,
     )
     return RunResults.from_scores(
-        keys, scores, epochs=epochs, clusters=clusters if cluster is not None else None,
-        errored=errored, contents=contents if has_content else None,
+        keys, errored_scores(scores, errored, on_error), epochs=epochs,
+        clusters=clusters if cluster is not None else None, errored=errored,
+        contents=contents if has_content else None,
         name=name or model or p.name, path=str(p), format="inspect", key_names=("id",),
         score_name=scorer, sample_name="epoch", cluster_name=cluster, metadata=metadata,
         identity=identity,

@@ -39,6 +39,7 @@ from mcnemar.web.errors import ERROR_RESPONSES, ApiError, describe, field_for_er
 from mcnemar.web.models import (
     CLUSTER_METHODS,
     INCLUDE,
+    ON_ERROR,
     ON_MISSING,
     REDUCE,
     BayesOptions,
@@ -126,6 +127,22 @@ def compare_body_schema() -> dict[str, Any]:
             default="error",
             description="Items in one file only: refuse, or drop and report.",
         ),
+        "on_error": choice(
+            ON_ERROR,
+            default="missing",
+            description="Items the tool marks as errored (a provider error, a sample that "
+            "raised): no score, reported (left out with on_missing 'intersect'), or counted as "
+            "failures.",
+        ),
+        "run_a": {
+            "type": "string",
+            "maxLength": 200,
+            "description": "The run of file_a to read, for a file that holds several "
+            "(promptfoo: a provider's label or id); the same file may be uploaded as file_b "
+            "with its own run_b.",
+        },
+        "run_b": {"type": "string", "maxLength": 200,
+                  "description": "The run of file_b to read (as run_a)."},
         "threshold": {
             "type": "number",
             "description": "Scores >= threshold pass (for scores other than 0/1).",
@@ -207,11 +224,13 @@ def compare_body_schema() -> dict[str, Any]:
 
 
 #: The form's name of a library argument, where it differs (the rest are spelled alike).
-_FORM_FIELDS = {"credible_level": "confidence_level", "names": "name_b", "format": "format_a"}
+_FORM_FIELDS = {"credible_level": "confidence_level", "names": "name_b", "format": "format_a",
+                "run": "run_a", "runs": "run_a"}
 #: Fields of the form an error may name.
 _FORM_NAMES = frozenset(
     {"name_a", "name_b", "alternative", "confidence_level", "alpha", "format_a", "format_b",
-     "on_missing", "threshold", "reduce", "cluster", "cluster_method", "task_column",
+     "on_missing", "on_error", "run_a", "run_b", "threshold", "reduce", "cluster",
+     "cluster_method", "task_column",
      "allow_different_tasks", "allow_different_scorers", "margin", "equivalence",
      "margin_method", "bayes", "rope", "prior", "file_a", "file_b"}
 )
@@ -323,8 +342,9 @@ def _read(upload: Any, options: CompareOptions, read_limits: Any, workdir: Path)
     that the same id may appear in several tasks and each item knows its task (files of one
     row per item: CSV, JSONL, Parquet).
     """
+    from mcnemar.io._registry import spec
     from mcnemar.io.detect import detect_format
-    from mcnemar.pipeline import LONG_FORMATS, read_runs
+    from mcnemar.pipeline import read_runs
 
     fields = ("file_a", "file_b")
     paths = [upload.files[f] for f in fields]
@@ -334,23 +354,27 @@ def _read(upload: Any, options: CompareOptions, read_limits: Any, workdir: Path)
         with _file_errors(upload, workdir, field):
             resolved = detect_format(path) if fmt == "auto" else fmt
             # The upload's own bounds, checked before a reader opens the file.
+            # By content, whichever reader takes the file (lighteval's details are Parquet).
+            with open(path, "rb") as handle:
+                magic = handle.read(4)
             if resolved == "inspect":
                 check_archive_directory(path, read_limits.max_members)
-            elif resolved == "parquet":
+            elif magic == b"PAR1":
                 check_parquet_rows(path, read_limits.max_inflated_bytes)
         formats.append(resolved)
 
     column = options.task_column
     if column is not None:
         for field, fmt in zip(fields, formats, strict=True):
-            if fmt not in LONG_FORMATS:
+            if not spec(fmt).accepts("task_column"):
                 raise ApiError(422, f"task_column names a column of a CSV, JSONL or Parquet "
                                f"file; {upload.filenames[field]} is {fmt}, which records its "
                                "own tasks", field="task_column")
     with _file_errors(upload, workdir, None):
-        run_a, run_b = read_runs(paths, options_a={"format": formats[0]},
-                                 options_b={"format": formats[1]}, limits=read_limits,
-                                 cluster=options.cluster, task_column=column)
+        run_a, run_b = read_runs(paths, options_a={"format": formats[0], "run": options.run_a},
+                                 options_b={"format": formats[1], "run": options.run_b},
+                                 limits=read_limits, cluster=options.cluster,
+                                 task_column=column, on_error=options.on_error)
     return [run_a, run_b]
 
 

@@ -68,6 +68,7 @@ MAX_ITEMS_BAYES = 10**10
 ALTERNATIVES = vocabulary.names(vocabulary.ALTERNATIVES)
 MARGIN_METHODS = vocabulary.names(vocabulary.MARGIN_METHODS)
 ON_MISSING = vocabulary.names(vocabulary.ON_MISSING)
+ON_ERROR = vocabulary.names(vocabulary.ON_ERROR)
 REDUCE = vocabulary.names(vocabulary.REDUCE)
 CLUSTER_METHODS = vocabulary.names(vocabulary.CLUSTERED_METHODS)
 #: The extras a response can carry next to the report (see :mod:`mcnemar.web.respond`).
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
     Include = str
     MarginMethod = str
     OnMissing = str
+    OnError = str
     Reduce = str
     ClusterMethod = str
 else:
@@ -87,6 +89,7 @@ else:
     Include = Literal[INCLUDE]
     MarginMethod = Literal[MARGIN_METHODS]
     OnMissing = Literal[ON_MISSING]
+    OnError = Literal[ON_ERROR]
     Reduce = Literal[REDUCE]
     ClusterMethod = Literal[CLUSTER_METHODS]
 
@@ -475,6 +478,11 @@ class CompareOptions(BaseModel):
     format_a: Annotated[str, StringConstraints(max_length=40)] = "auto"
     format_b: Annotated[str, StringConstraints(max_length=40)] = "auto"
     on_missing: OnMissing = "error"
+    # Items the tool marks as errored: no score (reported), or failures.
+    on_error: OnError | None = None
+    # The run to read from each file, for a file that holds several (promptfoo's providers).
+    run_a: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
+    run_b: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
     threshold: FormNumber | None = None
     reduce: Reduce | None = None
     # Items that share this field form a cluster (clustered analysis, as reduce 'cluster').
@@ -495,7 +503,8 @@ class CompareOptions(BaseModel):
     # The form's flat fields bayes, rope and prior arrive here as one object (_parse_options).
     bayes: Annotated[BayesOptions | None, BeforeValidator(_form_bayes)] = None
 
-    @field_validator("threshold", "reduce", "margin", "cluster", "task_column", mode="before")
+    @field_validator("threshold", "reduce", "margin", "cluster", "task_column", "on_error",
+                     "run_a", "run_b", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         # An empty form field means "not given".

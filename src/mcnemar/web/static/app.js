@@ -13,7 +13,7 @@
   const PAIRED = { passes: ["a", "d"], errors: ["both_right", "both_wrong"] };
   const OPTION_FIELDS = ["name_a", "name_b", "alternative", "confidence_level", "alpha"];
   const DEFAULTS = { alternative: "two-sided" };
-  const UPLOAD_FIELDS = ["file_a", "file_b", "on_missing", "threshold", "reduce",
+  const UPLOAD_FIELDS = ["file_a", "file_b", "on_missing", "on_error", "run_a", "run_b", "threshold", "reduce",
     "allow_different_tasks", "allow_different_scorers", "cluster", "cluster_method", "task_column"];
   const PAIRING_FIELDS = UPLOAD_FIELDS.slice(2);
   /* The decisions beyond significance: a margin and a range of practical equality, both in
@@ -1244,6 +1244,10 @@
     }
     data.append("alternative", $("alternative").value);
     if ($("on_missing").checked) data.append("on_missing", "intersect");
+    if ($("on_error").checked) data.append("on_error", "fail");
+    for (const id of ["run_a", "run_b"]) {
+      if ($(id).value.trim() !== "") data.append(id, $(id).value.trim());
+    }
     if ($("threshold").value.trim() !== "") data.append("threshold", $("threshold").value.trim());
     if ($("reduce").value !== "") data.append("reduce", $("reduce").value);
     if ($("cluster").value.trim() !== "") data.append("cluster", $("cluster").value.trim());
