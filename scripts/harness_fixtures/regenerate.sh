@@ -28,11 +28,25 @@ venv helm --no-deps "crfm-helm==0.5.16"
     pyyaml "datasets~=3.1" scipy "uncertainty-calibration~=0.1.4" "nltk!=3.9.0,~=3.7" \
     "rouge-score~=0.1.2"
 
+[ -x "$ROOT/promptfoo/node_modules/.bin/promptfoo" ] || npm install -q --no-audit --no-fund \
+    --prefix "$ROOT/promptfoo" promptfoo@0.121.20
+venv lighteval "torch==2.13.0"
+"$ROOT/lighteval/bin/pip" install -q "lighteval==0.13.0" "xxhash<4"
+venv evalscope "evalscope==1.14.1"
+venv deepeval "deepeval==4.3.1"
+venv opencompass "torch==2.13.0"
+"$ROOT/opencompass/bin/pip" install -q "opencompass==0.5.4" "pyarrow==19.0.1"
+
 "$ROOT/inspect/bin/python" "$HERE/gen_inspect.py" "$OUT/inspect"
 "$ROOT/inspect/bin/python" "$HERE/gen_inspect_tasks.py" "$OUT/inspect_tasks"
 "$ROOT/inspect-old/bin/python" "$HERE/gen_inspect.py" "$OUT/inspect_old" --legacy
 "$ROOT/lmeval/bin/python" "$HERE/gen_lmeval.py" "$OUT/lmeval"
 "$ROOT/evals/bin/python" "$HERE/gen_openai_evals.py" "$OUT/openai_evals"
 "$ROOT/helm/bin/python" "$HERE/gen_helm.py" "$OUT/helm"
+"$PY" "$HERE/gen_promptfoo.py" "$OUT/promptfoo" --promptfoo "$ROOT/promptfoo/node_modules/.bin/promptfoo"
+"$ROOT/lighteval/bin/python" "$HERE/gen_lighteval.py" "$OUT/lighteval"
+"$ROOT/evalscope/bin/python" "$HERE/gen_evalscope.py" "$OUT/evalscope"
+"$ROOT/deepeval/bin/python" "$HERE/gen_deepeval.py" "$OUT/deepeval"
+"$ROOT/opencompass/bin/python" "$HERE/gen_opencompass.py" "$OUT/opencompass"
 "${MCNEMAR_PYTHON:-python}" "$HERE/neutralise_archive_paths.py" "$OUT"
 du -sh "$OUT"

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from mcnemar.errors import InputFileError, option
-from mcnemar.io._run import RunResults, load_json_document, short_repr
+from mcnemar.io._run import RunResults, load_json_document, parse_json, short_repr
 from mcnemar.io.identity import RunIdentity, TaskIdentity
 
 __all__ = ["read_helm"]
@@ -175,7 +175,7 @@ def _model(p: Path) -> tuple[str | None, str | None]:
     if not spec.is_file():
         return None, None
     try:
-        data = json.loads(spec.read_text(encoding="utf-8"))
+        data = parse_json(spec.read_bytes(), what=spec.name, path=str(spec))
     except (OSError, json.JSONDecodeError, UnicodeDecodeError):
         return None, None
     if not isinstance(data, dict):

@@ -19,6 +19,18 @@ openai-evals    ``eval_name``; the ``data`` field; complete when the ``final_rep
                 there, unfinished otherwise; samples with ``error`` events in ``errored``
 helm            the scenario (``run_spec.json`` ``scenario_spec``: class and arguments); the
                 stat; complete (``per_instance_stats.json`` is written at the end of a run)
+promptfoo       the eval's description; the assertions; complete; provider errors in
+                ``errored``
+lighteval       ``<task>|<fewshot>`` from the file name (or ``doc.task_name``); the metric;
+                complete (details are written at the end); older re-runs are ``ignored``
+evalscope       ``<benchmark>_<subset>`` from the file name; the metric (``main_score_name``);
+                unfinished while a subset is still in ``.jsonl.rerun-*`` or its benchmark has
+                no report; errored samples from the report's ``execution_summary``
+deepeval        not recorded; the metric or the sorted metric names; complete when
+                ``testPassed``/``testFailed`` are written, unfinished otherwise; metrics with
+                an ``error`` in ``errored``
+opencompass     the dataset (file name); the pass field (``correct``, ``is_correct``...);
+                complete
 ==============  ============================================================================
 """
 

@@ -29,13 +29,15 @@ from typing import Any
 
 import numpy as np
 
-from mcnemar.errors import InputFileError, McNemarError, option
+from mcnemar.errors import InputFileError, option
 from mcnemar.io._run import (
     RunResults,
     iter_json_records,
+    parse_json,
     require_known,
     score_to_float,
     short_repr,
+    wanted_tasks,
 )
 from mcnemar.io.identity import RunIdentity, TaskIdentity
 
@@ -82,7 +84,7 @@ def _model_name(sample_file: Path) -> str | None:
         if not results.is_file():
             continue
         try:
-            data = json.loads(results.read_text(encoding="utf-8"))
+            data = parse_json(results.read_bytes(), what=results.name, path=str(results))
         except (OSError, json.JSONDecodeError, UnicodeDecodeError):
             continue
         if not isinstance(data, dict):
@@ -102,15 +104,6 @@ def _model_name(sample_file: Path) -> str | None:
             if isinstance(model, str) and model:
                 return model
     return None
-
-
-def _wanted_tasks(task: str | Sequence[str] | None) -> list[str] | None:
-    if task is None:
-        return None
-    names = [task] if isinstance(task, str) else list(task)
-    if not names or not all(isinstance(t, str) and t for t in names):
-        raise McNemarError(f"task={task!r} is not valid; give a task name or a list of names")
-    return list(dict.fromkeys(names))
 
 
 def read_lmeval(
@@ -164,7 +157,7 @@ def read_lmeval(
     ([('arc_easy', 0, 'none')], 'arc_easy', 'acc')
     """
     p = Path(path)
-    wanted = _wanted_tasks(task)
+    wanted = wanted_tasks(task)
     # (label used in the item key, task name as recorded or None, file)
     chosen: list[tuple[str, str | None, Path]] = []
     ignored: list[str] = []

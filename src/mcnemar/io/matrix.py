@@ -28,6 +28,7 @@ from typing import Any, cast
 import numpy as np
 
 from mcnemar.errors import InputFileError, McNemarError, option
+from mcnemar.io._budget import charge_csv
 from mcnemar.io._run import (
     csv_delimiter,
     iter_json_records,
@@ -159,6 +160,7 @@ def _csv(p: Path) -> tuple[list[str], Iterable[_Row]]:
         try:
             delimiter = csv_delimiter(p, handle.read(4096))
             handle.seek(0)
+            charge_csv(str(p), delimiter=delimiter)  # what the rows will build
         except UnicodeDecodeError as exc:
             raise InputFileError(f"not a readable CSV file: {exc}", path=str(p), line=1) \
                 from None
