@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -101,3 +102,48 @@ def test_input_format_choices_are_the_readers_formats() -> None:
         option = next(p for p in command.params if p.name == "input_format")
         assert isinstance(option.type, click.Choice)
         assert tuple(option.type.choices) == INPUT_FORMATS
+
+
+# --- the system refusing a read or a write, and pipes --------------------------------------
+
+
+def _mcnemar(command: str) -> Any:
+    import shutil
+    import subprocess
+    import sys
+
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("needs bash (process substitution)")
+    return subprocess.run([bash, "-c", command.replace("mcnemar", f"{sys.executable} -m mcnemar",
+                                                       1)],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_pipe_reads_as_the_file_it_carries(tmp_path: Path) -> None:
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    a.write_text("id,correct\n" + "".join(f"q{i},{int(i % 3 > 0)}\n" for i in range(30)))
+    b.write_text("id,correct\n" + "".join(f"q{i},{int(i % 4 > 0)}\n" for i in range(30)))
+    piped = _mcnemar(f"mcnemar compare <(cat {a}) {b} --format json")
+    assert piped.returncode == 0, piped.stderr
+    plain = CliRunner().invoke(main, ["compare", str(a), str(b), "--format", "json"])
+    assert json.loads(piped.stdout)["table"] == json.loads(plain.stdout)["table"]
+    assert json.loads(piped.stdout)["alignment"]["runs"]["a"]["path"].startswith("/dev/fd/")
+
+
+def test_a_failing_read_is_one_line_naming_the_file() -> None:
+    # Reading /proc/self/mem at offset 0 fails with EIO, as a failing disk does.
+    if not Path("/proc/self/mem").exists():
+        pytest.skip("needs /proc")
+    out = _mcnemar("mcnemar compare /proc/self/mem /proc/self/mem")
+    assert out.returncode == 2
+    assert out.stderr.strip() == ("mcnemar: error: /proc/self/mem: cannot read the file "
+                                  "(Input/output error)")
+
+
+def test_a_full_output_is_one_line() -> None:
+    if not Path("/dev/full").exists():
+        pytest.skip("needs /dev/full")
+    out = _mcnemar("mcnemar test --b 17 --c 3 > /dev/full")
+    assert out.returncode == 2
+    assert out.stderr.strip() == "mcnemar: error: cannot write the output: No space left on device"

@@ -189,3 +189,43 @@ def test_damaged_zstd_archive_is_an_input_error(tmp_path: Path, where: str) -> N
     with pytest.raises(InputFileError, match=r"summaries\.json") as info_err:
         read_run(path)
     assert info_err.value.path == str(path)
+
+
+def test_on_error_fail_counts_errored_samples_as_failures() -> None:
+    # inspect-ai wrote this log of a run stopped by an error; expected.json (counted by the
+    # generator with inspect's own reader) records its errored samples and the table of the
+    # items scored in both runs.
+    from mcnemar.io import align, read_run
+
+    real = Path(__file__).parent / "data" / "io" / "real" / "inspect"
+    facts = json.loads((real / "expected.json").read_text())
+    errored = facts["runs"]["arith_status_error.eval"]["errored"]
+    (pairing,) = [p for p in facts["pairings"] if p["a"] == "arith_status_error.eval"]
+    b = read_run(real / "arith_b.eval")
+    missing = align(read_run(real / "arith_status_error.eval"), b, on_missing="intersect")
+    failed = align(read_run(real / "arith_status_error.eval", on_error="fail"), b,
+                   on_missing="intersect")
+    assert missing.counts == tuple(pairing["table"][k] for k in "abcd")
+    added = [f - m for f, m in zip(failed.counts, missing.counts, strict=True)]
+    # The errored samples join the table, each as a failure of A: cells c or d only.
+    assert errored == 2 and added[0] == added[1] == 0 and added[2] + added[3] == errored
+    assert failed.summary.run_a.errored_failed == errored
+    from click.testing import CliRunner
+
+    from mcnemar.cli import main
+
+    result = CliRunner().invoke(main, ["compare", str(real / "arith_status_error.eval"),
+                                       str(real / "arith_b.eval"), "--on-error", "fail",
+                                       "--on-missing", "intersect", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.stdout)["table"]
+    assert tuple(table[k] for k in "abcd") == failed.counts
+
+
+def test_on_error_is_checked() -> None:
+    from mcnemar.errors import McNemarError
+    from mcnemar.io import read_run
+
+    real = Path(__file__).parent / "data" / "io" / "real" / "inspect"
+    with pytest.raises(McNemarError, match="on_error"):
+        read_run(real / "arith_b.eval", on_error="drop")

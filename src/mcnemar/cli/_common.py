@@ -89,6 +89,11 @@ def _handle_errors(func: F, flags: dict[str, str]) -> F:
             sys.exit(ExitCode.BAD_INPUT)
         except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
+        except OSError as exc:
+            # The system refused a read or a write (a failing disk, a full one, a closed
+            # pipe): the input or the output is at fault, not the program.
+            click.echo(f"mcnemar: error: {os_error(exc)}", err=True)
+            sys.exit(ExitCode.BAD_INPUT)
         except Exception as exc:  # a bug; keep the user's terminal free of a traceback
             if os.environ.get("MCNEMAR_DEBUG"):
                 raise
@@ -100,6 +105,21 @@ def _handle_errors(func: F, flags: dict[str, str]) -> F:
             sys.exit(ExitCode.ERROR)
 
     return wrapper  # type: ignore[return-value]
+
+
+def os_error(exc: OSError) -> str:
+    """An error of the system in one line, naming the file (or the output) it is about.
+
+    >>> import errno
+    >>> os_error(OSError(errno.EIO, "Input/output error", "runs/a.jsonl"))
+    'cannot read or write runs/a.jsonl: Input/output error'
+    >>> os_error(OSError(errno.ENOSPC, "No space left on device"))
+    'a read or a write failed: No space left on device'
+    """
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    if exc.filename is not None:
+        return f"cannot read or write {exc.filename}: {reason}"
+    return f"a read or a write failed: {reason}"
 
 
 def command_flags(
@@ -174,4 +194,9 @@ def emit(
         out = result.to_markdown() if markdown is None else markdown()
     else:
         out = str(result) if text is None else text()
-    click.echo(out.rstrip("\n") + "\n", nl=False)
+    try:
+        click.echo(out.rstrip("\n") + "\n", nl=False)
+    except OSError as exc:
+        # A full disk, a closed pipe: say so once, and let nothing more reach the stream.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (kept open until exit)
+        raise McNemarError(f"cannot write the output: {exc.strerror or exc}") from None

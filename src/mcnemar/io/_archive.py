@@ -81,13 +81,17 @@ class ReadLimits:
         what the decompressor produces, never from the sizes the archive declares.
     max_members : int
         Entries an archive may list at all (a million tiny entries cost time even unread).
+    max_parsed_bytes : int
+        Bytes of Python objects that parsing the file(s) of one read may build, estimated
+        before each parse (:mod:`mcnemar.io._budget`); applies to every reader.
     """
 
     max_inflated_bytes: int = 2 * 1024**3
     max_members: int = 2_000_000
+    max_parsed_bytes: int = 8 * 1024**3
 
     def __post_init__(self) -> None:
-        if self.max_inflated_bytes <= 0 or self.max_members <= 0:
+        if self.max_inflated_bytes <= 0 or self.max_members <= 0 or self.max_parsed_bytes <= 0:
             raise ValueError("read limits must be positive")
 
     def describe(self) -> str:
@@ -155,7 +159,7 @@ class BoundedArchive:
         """The member names, in archive order."""
         return list(self._infos)
 
-    def read(self, name: str) -> bytes:
+    def read(self, name: str) -> bytearray:
         """Inflate one member, refusing once the archive's budget is spent.
 
         Raises
@@ -199,4 +203,5 @@ class BoundedArchive:
             raise InputFileError(f"cannot read archive entry {name} ({exc})",
                                  path=str(self.path)) from None
         self.inflated += len(out)
-        return bytes(out)
+        # The buffer itself, not a copy of it: a member is in memory once.
+        return out

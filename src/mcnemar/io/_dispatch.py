@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -67,10 +68,14 @@ def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunRe
     >>> run.format, run.scores.tolist()
     ('csv', [1.0, 0.0])
     """
+    from mcnemar.io._archive import DEFAULT_LIMITS
+    from mcnemar.io._budget import parse_budget
+
     p = check_path(path)
     fmt = detect_format(p) if format == "auto" else format
     reader_spec = spec(fmt)
     given = {k: v for k, v in options.items() if v is not None}
+    budget = (given.get("limits") or DEFAULT_LIMITS).max_parsed_bytes
     # A read budget concerns only the readers that inflate archives; other formats ignore it.
     if "limits" in given and not reader_spec.limits:
         del given["limits"]
@@ -86,9 +91,14 @@ def read_run(path: str | Path, *, format: str = "auto", **options: Any) -> RunRe
             f"({p}); valid options: {', '.join(option(k) for k in valid)}"
         )
     try:
-        run = reader_spec.reader()(p, **given)
+        # What parsing the file builds is charged against the read's budget (a budget already
+        # open, the web request's, is kept: its two files share it).
+        with parse_budget(budget, reuse=True):
+            run = reader_spec.reader()(p, **given)
     except ImportError as exc:
         raise missing_dependency(exc, what=f"reading {fmt} files") from None
+    if str(p) != str(path) and run.path == str(p):
+        run = replace(run, path=str(path))  # a pipe's copy: the run is named as it was given
     if wanted_task is not None:
         _check_task(run, wanted_task)
     return run

@@ -8,6 +8,7 @@ runs are aligned, so that large Parquet/CSV/JSONL files never pass through Pytho
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import math
@@ -26,7 +27,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from mcnemar.errors import InputFileError, McNemarError
+from mcnemar.errors import InputFileError, McNemarError, option
 from mcnemar.io._columns import CLUSTER_COL as CLUSTER_COL
 from mcnemar.io._columns import KEY_PREFIX as KEY_PREFIX
 from mcnemar.io._columns import SAMPLE_COL as SAMPLE_COL
@@ -445,13 +446,23 @@ def iter_json_records(path: Path, *, what: str,
     except OSError as exc:
         raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
                              path=str(path)) from None
-    with handle, progress_bar(path.name, size, enabled=progress) as bar:
-        resume = yield from _records_by_block(handle, bar.update)
-        if resume is not None:
-            line, counted = resume
-            handle.seek(0)
-            yield from _records_by_line(handle, path, what, bar.update, start=line,
-                                        count_from=counted)
+    from mcnemar.io._budget import charge_json
+
+    def spend(data: bytes) -> None:
+        # What the records of these lines will build, before they are built.
+        charge_json(data, what=path.name, path=str(path))
+
+    try:
+        with handle, progress_bar(path.name, size, enabled=progress) as bar:
+            resume = yield from _records_by_block(handle, bar.update, spend)
+            if resume is not None:
+                line, counted, charged = resume
+                handle.seek(0)
+                yield from _records_by_line(handle, path, what, bar.update, start=line,
+                                            count_from=counted, spend=spend, charged=charged)
+    except OSError as exc:  # the disk failed while the file was being read
+        raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
+                             path=str(path)) from None
 
 
 #: What ``bytes.strip()`` removes: a line of only these is blank.
@@ -464,8 +475,8 @@ _DECODER = json.JSONDecoder()
 
 
 def _records_by_block(
-    handle: BinaryIO, update: Callable[[int], Any]
-) -> Generator[tuple[int, dict[str, Any]], None, tuple[int, int] | None]:
+    handle: BinaryIO, update: Callable[[int], Any], spend: Callable[[bytes], Any]
+) -> Generator[tuple[int, dict[str, Any]], None, tuple[int, int, int] | None]:
     """Records parsed from whole blocks of lines; the line to hand over at, if any.
 
     A block ends at its last newline (a line is never split). A line is yielded only when
@@ -474,9 +485,10 @@ def _records_by_block(
     object between JSON whitespace, parsed by the same decoder. Such a line has no byte-order
     mark and no NUL byte (JSON allows neither outside escapes), which is what makes
     ``json.loads``'s encoding detection choose UTF-8 for it. Returns ``None``
-    at the end of the file, else ``(line, first line of its block)`` for the first line that
-    is not such a line; the line-by-line reader takes over there (its progress counts bytes
-    from the first line of that block, the ones not counted here).
+    at the end of the file, else ``(line, first line of its block, last line of its block)``
+    for the first line that is not such a line; the line-by-line reader takes over there (its
+    progress counts bytes from the first line of that block, the ones not counted here; it
+    charges the parse budget for the lines after that block, the block being charged here).
     """
     decode = _DECODER.raw_decode
     pending: list[bytes] = []  # the start of a line that goes on in the next read
@@ -497,10 +509,13 @@ def _records_by_block(
         else:
             return None
         first = number + 1
+        spend(data)
+        # The last line of this block: the line reader does not charge it again.
+        charged = first + data.count(b"\n") - (1 if data.endswith(b"\n") else 0)
         try:
             text = data.decode("utf-8", "surrogatepass")
         except UnicodeDecodeError:
-            return first, first
+            return first, first, charged
         lines = text.split("\n")
         if text.endswith("\n"):
             lines.pop()  # the empty text after the last newline is not a line
@@ -511,15 +526,16 @@ def _records_by_block(
             try:
                 record, end = decode(line, len(line) - len(line.lstrip(_JSON_SPACE)))
             except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
-                return number, first
+                return number, first, charged
             if line[end:].strip(_JSON_SPACE) or not isinstance(record, dict):
-                return number, first
+                return number, first, charged
             yield number, record
         update(len(data))
 
 
 def _records_by_line(handle: BinaryIO, path: Path, what: str, update: Callable[[int], Any],
                      *, start: int = 1, count_from: int = 1,
+                     spend: Callable[[bytes], Any] | None = None, charged: int = 0,
                      ) -> Iterator[tuple[int, dict[str, Any]]]:
     """``json.loads`` of each line's bytes from line ``start`` on, errors naming the line."""
     done = 0
@@ -531,6 +547,8 @@ def _records_by_line(handle: BinaryIO, path: Path, what: str, update: Callable[[
             done = 0
         if number < start or not raw.strip():
             continue
+        if spend is not None and number > charged:
+            spend(raw)  # the lines of the block the block reader charged are paid for
         try:
             obj = json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
@@ -540,6 +558,9 @@ def _records_by_line(handle: BinaryIO, path: Path, what: str, update: Callable[[
                 path=str(path),
                 line=number,
             ) from None
+        except RecursionError:
+            raise InputFileError("line is JSON nested too deeply to parse (a damaged or "
+                                 "hostile file?)", path=str(path), line=number) from None
         yield number, require_object(obj, path, number, what)
     update(done)
 
@@ -550,11 +571,72 @@ def _json_reason(exc: Exception) -> str:
     return "not UTF-8 text"
 
 
+def parse_json(data: bytes | bytearray | str, *, what: str, path: str | None = None) -> Any:
+    """``json.loads`` of a document, charged to the parse budget and bounded in depth.
+
+    Every reader parses whole JSON documents here (files, archive members), so that a dense
+    document is refused by the budget (:mod:`mcnemar.io._budget`) before it is built, a
+    document nested deeper than Python's parser goes (its recursion limit) is refused with a
+    clear message rather than a crash, and bytes are decoded once and released before the
+    objects are built. Syntax errors are raised as :class:`json.JSONDecodeError` for the
+    caller to word.
+
+    Examples
+    --------
+    >>> parse_json(b'{"a": [1]}', what="x")
+    {'a': [1]}
+    >>> try:
+    ...     parse_json("[" * 100_000 + "]" * 100_000, what="deep.json")
+    ... except InputFileError as exc:
+    ...     print(exc)
+    deep.json: JSON nested too deeply to parse (a damaged or hostile file?)
+    """
+    from mcnemar.io._budget import charge, charge_json
+
+    charge_json(data, what=what, path=path)
+    if not isinstance(data, str):
+        charge(len(data), what=what, path=path)  # the decoded text, beside the bytes a while
+    # json.loads would decode bytes itself; decoding here lets the bytes go before the
+    # objects are built (a BOM or another encoding goes to json.loads as it was).
+    try:
+        text: str | bytes | bytearray = data if isinstance(data, str) else data.decode("utf-8")
+    except UnicodeDecodeError:
+        text = data
+    del data
+    try:
+        with collector_paused():
+            return json.loads(text)
+    except RecursionError:  # the C parser's own depth check
+        where = "" if path is not None and what == Path(path).name else f"{what}: "
+        raise InputFileError(f"{where}JSON nested too deeply to parse (a damaged or hostile "
+                             "file?)", path=path) from None
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cycle collector while a file is parsed and its records are built.
+
+    A results file becomes millions of dicts, lists and strings, and each collection walks
+    all of them again: on a 300 MB JSON document that is most of the time ``json.loads``
+    takes. Parsed JSON and the records built from it hold no reference cycles, so a
+    collection in between would free nothing; the collector runs again as before afterwards.
+    """
+    import gc
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def load_json_document(path: Path) -> Any:
-    """Parse a whole JSON file, naming the line of a syntax error."""
+    """Parse a whole JSON file, naming the line of a syntax error (see :func:`parse_json`)."""
     try:
         with path.open("rb") as handle:
-            return json.load(handle)
+            return parse_json(handle.read(), what=path.name, path=str(path))
     except OSError as exc:
         raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
                              path=str(path)) from None
@@ -586,6 +668,25 @@ def short_repr(value: Any, limit: int = 60) -> str:
     """A bounded ``repr`` for error messages."""
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def wanted_tasks(task: str | Sequence[str] | None, *,
+                 what: str = "task") -> list[str] | None:
+    """The task names a reader's ``task=`` option selects (``None``: every task), in order,
+    each once; refuses anything but a name or a list of names (``what`` words it: "dataset").
+
+    Examples
+    --------
+    >>> wanted_tasks("add"), wanted_tasks(["add", "mul", "add"]), wanted_tasks(None)
+    (['add'], ['add', 'mul'], None)
+    """
+    if task is None:
+        return None
+    names = [task] if isinstance(task, str) else list(task)
+    if not names or not all(isinstance(t, str) and t for t in names):
+        raise McNemarError(f"{option('task', repr(task))} is not valid; give a {what} name or a "
+                           "list of names")
+    return list(dict.fromkeys(names))
 
 
 def name_list(names: Iterable[Any], limit: int = 12) -> str:
@@ -646,14 +747,89 @@ def read_parquet(path: Path, *, files: Sequence[str] | None = None,
     try:
         if names_only:
             return list(pq.read_schema(source[0] if isinstance(source, list) else source).names)
-        return pq.read_table(source, columns=None if columns is None else list(columns))
+        return _read_counted(pq, [source] if isinstance(source, str) else source,
+                             None if columns is None else list(columns), path)
+    except InputFileError:
+        raise
     except Exception as exc:  # pyarrow.ArrowInvalid, OSError and friends
         raise InputFileError(f"cannot read Parquet ({exc})", path=str(path)) from None
 
 
+#: Rows pyarrow decodes at a time when a read is counted against the parse budget.
+_PARQUET_BATCH = 1 << 16
+
+
+def _read_counted(pq: Any, files: list[str], columns: list[str] | None, path: Path) -> Any:
+    """The files' rows as one table, decoded batch by batch and each batch charged to the
+    parse budget as it is decoded: the rows counted are the rows decoded, whatever the
+    footer declares, and the values charged are those the readers will turn into objects."""
+    import pyarrow as pa
+
+    from mcnemar.io._budget import PER_VALUE, charge
+
+    tables = []
+    for name in files:
+        batches = []
+        for batch in pq.ParquetFile(name).iter_batches(batch_size=_PARQUET_BATCH,
+                                                       columns=columns):
+            charge(batch.nbytes + PER_VALUE * batch.num_rows * max(1, batch.num_columns),
+                   what=Path(name).name, path=str(path))
+            batches.append(batch)
+        if not batches:
+            empty = pq.read_schema(name).empty_table()
+            batches_table = empty if columns is None else empty.select(columns)
+        else:
+            batches_table = pa.Table.from_batches(batches)
+        tables.append(batches_table)
+    if len(tables) == 1:
+        return tables[0]
+    return pa.concat_tables(tables, promote_options="default")
+
+
 def check_path(path: str | Path) -> Path:
-    """Resolve a user path, raising :class:`InputFileError` when it does not exist."""
+    """Resolve a user path, raising :class:`InputFileError` when it does not exist.
+
+    A pipe or a FIFO (``compare <(cat a.csv) b.csv``) can be read only once, and a reader
+    reads its file again after the format was detected from its first bytes: its content is
+    copied once into a temporary file (at most :data:`MAX_SPOOLED_BYTES`), which every later
+    look at the same path reads.
+    """
     p = Path(path)
     if not p.exists():
         raise InputFileError("no such file or directory", path=str(p))
-    return p
+    if p.is_file() or p.is_dir():
+        return p
+    return _spooled(p)
+
+
+#: Most bytes copied from a pipe given as a run file.
+MAX_SPOOLED_BYTES = 2 * 1024**3
+_SPOOLED: dict[str, Path] = {}
+
+
+def _spooled(p: Path) -> Path:
+    """The temporary copy of what the pipe ``p`` holds (made on the first call)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    found = _SPOOLED.get(str(p))
+    if found is not None:
+        return found
+    folder = Path(tempfile.mkdtemp(prefix="mcnemar-pipe-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    copy = folder / (p.name or "input")
+    written = 0
+    try:
+        with p.open("rb") as source, copy.open("wb") as target:
+            while chunk := source.read(1 << 20):
+                written += len(chunk)
+                if written > MAX_SPOOLED_BYTES:
+                    raise InputFileError(f"the pipe holds more than {MAX_SPOOLED_BYTES >> 20} MB;"
+                                         " write the run to a file first", path=str(p))
+                target.write(chunk)
+    except OSError as exc:
+        raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
+                             path=str(p)) from None
+    _SPOOLED[str(p)] = copy
+    return copy

@@ -197,9 +197,18 @@ def sniff_promptfoo(probe: Probe) -> int | None:
 def sniff_lighteval(probe: Probe) -> int | None:
     """lighteval ``--save-details``: Parquet files whose schema (in the footer) has the
     ``doc``, ``metric`` and ``model_response`` columns, or a directory of
-    ``details_*.parquet`` files."""
+    ``details_*.parquet`` files: by name when it is part of lighteval's layout (a timestamp
+    folder, a folder inside ``details/``, an output folder holding ``details/``), else only as
+    strongly as a directory of Parquet files (a folder of several tools' outputs stays
+    theirs)."""
     if probe.is_dir:
-        return NAME if probe.holds("details_*.parquet") else None
+        if not probe.holds("details_*.parquet"):
+            return None
+        p = probe.path
+        if "details" in p.parts or (p / "details").is_dir() \
+                or next(p.glob("details_*.parquet"), None) is not None:
+            return NAME
+        return EXTENSION
     if not probe.head.startswith(b"PAR1"):
         return None
     tail = probe.tail
@@ -210,12 +219,18 @@ def sniff_lighteval(probe: Probe) -> int | None:
 
 def sniff_evalscope(probe: Probe) -> int | None:
     """evalscope: review JSON Lines (records with ``sample_score`` and ``index``), or a run
-    directory holding ``reviews/`` (and ``configs/task_config.yaml``)."""
+    directory holding ``reviews/``, a work directory whose run directories do, ``reviews/``
+    itself or a ``reviews/<model>/`` folder (a subset still being scored is in
+    ``<benchmark>_<subset>.jsonl.rerun-<uuid>``)."""
     if probe.is_dir:
-        if (probe.path / "reviews").is_dir() or (
-                probe.path.name == "reviews" and probe.holds("*.jsonl")):
+        p = probe.path
+        if "reviews" in (p.name, p.parent.name) and (
+                probe.holds("*.jsonl") or probe.holds("*.jsonl.rerun-*")):
             return NAME
-        return NAME if probe.holds("task_config.yaml") and probe.holds("reviews") else None
+        if (p / "reviews").is_dir():
+            return NAME
+        return NAME if any((d / "reviews").is_dir() for d in p.iterdir() if d.is_dir()) \
+            else None
     obj = probe.first_object
     if obj is not None and "sample_score" in obj and "index" in obj:
         return CONTENT

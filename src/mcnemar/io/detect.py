@@ -50,16 +50,20 @@ def detect_format(path: str | Path) -> str:
     >>> detect_format(p)
     'lm-eval'
     """
-    p = Path(path)
-    if not p.exists():
-        raise InputFileError("no such file or directory", path=str(p))
+    from mcnemar.io._run import check_path
+
+    p = check_path(path)  # a pipe is read once, into a file every later look reads
     probe = Probe(p)
     best: tuple[int, int] | None = None
     found = None
-    for reader in specs():
-        claim = reader.claim(probe)
-        if claim is not None and (best is None or (claim, reader.priority) > best):
-            best, found = (claim, reader.priority), reader.name
+    try:
+        for reader in specs():
+            claim = reader.claim(probe)
+            if claim is not None and (best is None or (claim, reader.priority) > best):
+                best, found = (claim, reader.priority), reader.name
+    except OSError as exc:  # the disk failed, or the file cannot be read at all
+        raise InputFileError(f"cannot read the file ({exc.strerror or exc})",
+                             path=str(p)) from None
     if found is not None:
         return found
     raise _unrecognised(probe)

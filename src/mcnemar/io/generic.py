@@ -221,8 +221,12 @@ def read_generic(
         )
     ids = _columns_list(id)
     display = name or (str(run) if run is not None else p.name)
+    from mcnemar.io._budget import counted
+
+    # Under a budget that must see every read (the web server's), the file is parsed where
+    # it is counted: pyarrow by row group, or Python; DuckDB's own work it cannot see.
     use_engine = engine == "duckdb" or (
-        engine == "auto"
+        engine == "auto" and not counted()
         and (kind == "parquet" or (p.is_file() and _estimated_lines(p) > LARGE_LINES))
         and _duckdb_available()
     )
@@ -331,6 +335,12 @@ def _csv_rows(
                              path=str(p)) from None
     header = [h.strip() for h in header]
     check_header(header, p)
+    from mcnemar.io._budget import PER_VALUE, charge
+
+    # Every cell becomes a string in a row's dict (the text is in memory already): charged
+    # before the rows are built.
+    charge(len(text) + PER_VALUE * (text.count("\n") + 1) * len(header), what=p.name,
+           path=str(p))
     rows: list[tuple[int, dict[str, Any]]] = []
     with progress_bar(p.name, len(text), enabled=progress) as bar:
         try:

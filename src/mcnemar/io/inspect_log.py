@@ -26,6 +26,7 @@ from mcnemar.io._run import (
     RunResults,
     errored_scores,
     load_json_document,
+    parse_json,
     score_to_float,
     short_repr,
 )
@@ -215,7 +216,7 @@ def _content(sample: dict[str, Any]) -> str | None:
 
 def _json_entry(p: Path, archive: BoundedArchive, entry: str) -> Any:
     try:
-        return json.loads(archive.read(entry))
+        return parse_json(archive.read(entry), what=f"archive entry {entry}", path=str(p))
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         reason = f" ({exc.msg} at line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) \
             else ""

@@ -55,8 +55,10 @@ def error_response(
     """The one error shape (``errors`` defaults to the one problem the message states)."""
     if errors is None:
         errors = [{"field": field, "message": message, "type": _status_type(status)}]
+    from mcnemar.web.respond import clean_strings
+
     body = {"error": {"status": status, "message": message, "field": field, "errors": errors}}
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(clean_strings(body), status_code=status, headers=headers)
 
 
 def _status_type(status: int) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, MutableMapping, Sequence
 from typing import Any
@@ -18,6 +19,7 @@ from mcnemar.web.upload import UploadTooLarge
 
 __all__ = [
     "DEFAULT_REQUEST_TIMEOUT",
+    "MAX_HEADER_BYTES",
     "MAX_JSON_BYTES",
     "MIN_BODY_RATE",
     "BodyRefused",
@@ -29,6 +31,8 @@ log = logging.getLogger("mcnemar.web")
 
 #: Body limit of the JSON endpoints: a request is a few hundred bytes.
 MAX_JSON_BYTES = 64 * 1024
+#: Request header limit (names, values and their separators): a browser sends about 1 KiB.
+MAX_HEADER_BYTES = 16 * 1024
 #: Seconds a request body may pause before the request is dropped (408).
 DEFAULT_REQUEST_TIMEOUT = 10.0
 #: Path of the upload, whose body streams to the application (and whose limit is per file).
@@ -69,16 +73,24 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
+#: What a Host header (RFC 9110 7.2: uri-host [ ":" port ]) may be: a name or an IPv4
+#: address, or an IPv6 address in brackets, then at most one port of digits. Anything else
+#: (``127.0.0.1:8000@evil.example``, a user-info part, a path, a second port) is malformed.
+_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9._~!$&'()*+,;=%-]*)(?::([0-9]{1,5}))?")
+
+
 def _split_host(host: str) -> tuple[str, int | None]:
-    """``host[:port]`` (or ``[v6]:port``) as a lower-case name and a port (None if absent)."""
-    host = host.strip().lower()
-    if host.startswith("["):
-        name, _, rest = host.partition("]")
-        name += "]"
-        port = rest[1:] if rest.startswith(":") else ""
-    else:
-        name, _, port = host.partition(":")
-    return name, int(port) if port.isdigit() else None
+    """``host[:port]`` (or ``[v6]:port``) as a lower-case name and a port (None if absent);
+    a header that is not of that form gives the name ``""``, which no server is called.
+
+    >>> _split_host("127.0.0.1:8000"), _split_host("[::1]"), _split_host("a:1@evil.example")
+    (('127.0.0.1', 8000), ('[::1]', None), ('', None))
+    """
+    match = _HOST.fullmatch(host.strip().lower())
+    if match is None:
+        return "", None
+    name, port = match.group(1), match.group(2)
+    return name, int(port) if port is not None else None
 
 
 def same_origin(origin: str, host: str) -> bool:
@@ -147,6 +159,13 @@ class Guard:
         self.request_timeout = request_timeout
 
     def _check(self, scope: Scope) -> None:
+        # The header limit, whichever way the headers arrived (the HTTP parser bounds only
+        # what it holds incomplete, so headers read in one piece could pass it).
+        size = sum(len(k) + len(v) + 4 for k, v in scope.get("headers", []))
+        if size > MAX_HEADER_BYTES:
+            raise _Refused(431, f"the request headers take {size} bytes, more than the "
+                           f"{MAX_HEADER_BYTES // 1024} KiB this server accepts",
+                           "headers_too_large")
         host = _header(scope, b"host") or ""
         if self.allowed is not None:
             name, _ = _split_host(host)

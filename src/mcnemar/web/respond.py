@@ -5,6 +5,12 @@ a window fit for a picture: :func:`mcnemar.inference.null_distribution`), ``"mar
 (:meth:`~mcnemar.report.Report.to_markdown`) and ``"text"`` (``str(report)``); each is
 computed only when asked for. The body is serialised once, refusing NaN and infinity (the
 report promises it never has them).
+
+Every string of every body the server sends (its keys too; error bodies as well) is passed
+through :func:`mcnemar._format.plain_lines` on the way out: a name a file carries (a model, a
+task, a file name) may hold control characters or bidirectional overrides
+(``safe`` + U+202E + ``gnp.exe`` shows as "safeexe.png"), and the page renders what it
+receives.
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from typing import Any
 
 from fastapi.responses import Response
 
-__all__ = ["json_response", "map_strings", "render", "report_body"]
+__all__ = ["clean_strings", "dumps", "json_response", "map_strings", "render", "report_body"]
 
 #: Distribution pictures show every value of b up to this many discordant items, and a
 #: sampled window around the centre beyond it.
@@ -29,9 +35,30 @@ def json_response(body: Any, status: int = 200) -> Response:
 
 
 def dumps(body: Any) -> bytes:
-    """Compact UTF-8 JSON, refusing NaN and infinity."""
-    text = json.dumps(body, allow_nan=False, ensure_ascii=False, separators=(",", ":"))
+    """Compact UTF-8 JSON, refusing NaN and infinity, every string cleaned (the module's
+    description): what every body of the server goes through.
+
+    >>> dumps({"task": "safe\\u202egnp.exe", "text": "a\\nb"})
+    b'{"task":"safegnp.exe","text":"a\\\\nb"}'
+    """
+    text = json.dumps(clean_strings(body), allow_nan=False, ensure_ascii=False,
+                      separators=(",", ":"))
     return text.encode("utf-8")
+
+
+def clean_strings(obj: Any) -> Any:
+    """``obj`` with every string, keys included, without control characters other than line
+    breaks and tabs, and without bidirectional overrides (:func:`~mcnemar._format.plain_lines`)."""
+    from mcnemar._format import plain_lines
+
+    if isinstance(obj, str):
+        return plain_lines(obj)
+    if isinstance(obj, dict):
+        return {plain_lines(k) if isinstance(k, str) else k: clean_strings(v)
+                for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [clean_strings(v) for v in obj]
+    return obj
 
 
 def distribution(b: int, c: int) -> dict[str, Any]:

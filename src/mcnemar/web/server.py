@@ -8,7 +8,10 @@ stop half-way: such connections are held open for as long as the client likes (t
 * a connection that sends nothing is closed after the keep-alive timeout, exactly as an idle
   connection after a response is;
 * once the first byte of a request has arrived, its headers must be complete within the
-  request timeout; otherwise the server answers 408 and closes the connection.
+  request timeout; otherwise the server answers 408 and closes the connection;
+* a client that stops reading its response (the connection's send buffer stays full) is
+  dropped once it has read nothing for the request timeout: the response waiting for it would
+  otherwise hold the connection, and the work behind it, for as long as the client likes.
 
 The request *body* is timed by the application (:class:`mcnemar.web.guard.Guard`), which knows
 when it is waiting for the client and when the client is waiting for it.
@@ -112,6 +115,7 @@ class GuardedH11Protocol(H11Protocol):
         self.request_timeout = float(getattr(config, "request_timeout", DEFAULT_REQUEST_TIMEOUT))
         self._deadline: asyncio.TimerHandle | None = None
         self._waiting_for_headers = False
+        self._write_deadline: asyncio.TimerHandle | None = None
 
     def _arm(self, seconds: float, handler: Any) -> None:
         self._disarm()
@@ -131,7 +135,32 @@ class GuardedH11Protocol(H11Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
+        self._stop_write_deadline()
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        # The client reads nothing while the send buffer is full: it has this long to read.
+        super().pause_writing()
+        self._stop_write_deadline()
+        self._write_deadline = self.loop.call_later(self.request_timeout, self._not_reading)
+
+    def resume_writing(self) -> None:
+        self._stop_write_deadline()
+        super().resume_writing()
+
+    def _stop_write_deadline(self) -> None:
+        if self._write_deadline is not None:
+            self._write_deadline.cancel()
+            self._write_deadline = None
+
+    def _not_reading(self) -> None:
+        self._write_deadline = None
+        if not self.transport.is_closing():
+            self.logger.info("closed a connection whose client read nothing of its response "
+                             "for %g s", self.request_timeout)
+            self.transport.abort()
+        # The response waiting to be sent goes on: it is discarded, not left pending.
+        self.flow.resume_writing()
 
     def data_received(self, data: bytes) -> None:
         between_requests = self.conn.their_state is h11.IDLE
