@@ -91,3 +91,21 @@ def test_every_enum_is_a_vocabulary_quantity(schema: str, pointer: str,
 def test_the_parts_are_still_there() -> None:
     seen = {(schema, pointer) for schema, pointer, _ in _named_enums()}
     assert set(PARTS) <= seen
+
+
+def test_the_flips_object_is_defined_once_for_both_documents() -> None:
+    """``flips`` (the items that flipped) is the report schema's definition; the per-task
+    document refers to it (its ``$defs`` are merged with the report's when loaded)."""
+    from mcnemar.report import json_schema as report_schema
+    from mcnemar.tasks import json_schema as tasks_schema
+
+    report = json.loads((SCHEMAS / "report-1.schema.json").read_text("utf-8"))
+    tasks = json.loads((SCHEMAS / "tasks-1.schema.json").read_text("utf-8"))
+    assert {"flips", "flipSide", "flip"} <= set(report["$defs"])
+    assert report["properties"]["flips"] == {"$ref": "#/$defs/flips"}
+    assert "flips" not in tasks["$defs"] and tasks["properties"]["flips"]["$ref"] == \
+        "#/$defs/flips"
+    assert "flips" not in report["required"] and "flips" not in tasks["required"]
+    assert tasks_schema()["$defs"]["flips"] == report_schema()["$defs"]["flips"]
+    sides = report["$defs"]["flips"]["properties"]
+    assert set(sides) == {"a_only", "b_only", "content", "reason"}

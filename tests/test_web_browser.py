@@ -1190,3 +1190,40 @@ def test_upload_of_several_tasks_shows_the_forest_plot(
     assert size[0] and size[1] > 0 and size[2] <= PHONE["width"]
     assert_no_sideways_scroll(page, "tasks")
     page.locator("#tasks-card").screenshot(path=str(ARTIFACTS / "web-phone-tasks.png"))
+
+
+def test_upload_lists_the_flips_with_a_search(phone: Page, server: str) -> None:
+    """Under the table: the items on which the files disagree (17 + 3 here), as the report's
+    JSON lists them, and a search box that keeps the rows holding what is typed."""
+    from mcnemar.pipeline import compare_runs, read_runs
+
+    flips = compare_runs(*read_runs([DATA / "candidate.csv", DATA / "baseline.csv"]),
+                         flips=100).flips
+    page = phone.page
+    page.goto(server)
+    submit_upload(page, DATA / "candidate.csv", DATA / "baseline.csv")
+    wait_compared(page, "candidate.csv with baseline.csv")
+    assert page.locator("#flips-card").is_visible()
+    assert text(page, "#flips-summary") == ("candidate right and baseline wrong on 17 items; "
+                                            "candidate wrong and baseline right on 3.")
+    ids = page.eval_on_selector_all("#flips-table tbody tr.flip",
+                                    "rows => rows.map(r => r.cells[0].textContent)")
+    sides = page.eval_on_selector_all("#flips-table tbody tr.flip-side",
+                                      "rows => rows.map(r => r.textContent)")
+    assert sides == ["candidate right, baseline wrong (17)", "candidate wrong, baseline right (3)"]
+    assert flips is not None
+    assert ids == [str(f.id) for f in flips.a_only] + [str(f.id) for f in flips.b_only]
+    first_b = str(flips.b_only[0].id)
+    page.fill("#flips-search", first_b)
+    shown = page.eval_on_selector_all("#flips-table tbody tr.flip:not([hidden])",
+                                      "rows => rows.map(r => r.cells[0].textContent)")
+    assert first_b in shown and len(shown) < len(ids)
+    assert "listed items match" in text(page, "#flips-count")
+    page.fill("#flips-search", "")
+    assert page.locator("#flips-table tbody tr.flip:not([hidden])").count() == len(ids) == 20
+    assert_no_sideways_scroll(page, "flips")
+    page.locator("#flips-card").screenshot(path=str(ARTIFACTS / "web-phone-flips.png"))
+    # Typed counts have no items: the list goes away.
+    page.goto(server + "?b=17&c=3")
+    wait_for_result(page, "0.0026")
+    assert page.locator("#flips-card").is_hidden()

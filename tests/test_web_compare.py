@@ -24,6 +24,7 @@ with warnings.catch_warnings():
 from mcnemar import vocabulary
 from mcnemar.pipeline import compare_runs, read_runs
 from mcnemar.web.app import _load_page, create_app
+from mcnemar.web.compare import WEB_FLIPS
 
 CLIENT = TestClient(create_app(cache_size=0))
 
@@ -64,9 +65,13 @@ def test_an_upload_with_clusters_is_the_pipelines_clustered_report(
     assert response.status_code == 200, response.text
     got = response.json()
     run_a, run_b = read_runs([a, b], cluster="passage")
-    expected = compare_runs(run_a, run_b, cluster_method=method,
+    expected = compare_runs(run_a, run_b, cluster_method=method, flips=WEB_FLIPS,
                             names=("candidate", "baseline")).to_dict()
     assert _without_paths(got) == _without_paths(expected)
+    # The page lists the first WEB_FLIPS items of each side that flipped; the counts are b, c.
+    assert got["flips"]["a_only"]["count"] == got["table"]["b"] == 43
+    assert len(got["flips"]["a_only"]["items"]) == min(WEB_FLIPS, 43)
+    assert "Items that flipped" not in got.get("markdown", "")
     # The clustered test is the recommended one, and its interval the headline's.
     assert got["recommended"]["test"] == "clustered"
     assert got["tests"]["clustered"]["recommended"] is True
@@ -138,12 +143,15 @@ def test_files_of_several_tasks_are_compared_task_by_task(tmp_path: Path) -> Non
     got = response.json()
     run_a, run_b = (read_run(p, id=["task", "id"]) for p in (a, b))
     expected = compare_runs(run_a, run_b, by_task=True, task_column="task",
-                            names=("candidate", "baseline"))
+                            names=("candidate", "baseline"), flips=WEB_FLIPS)
     tasks = got["tasks"]
     assert tasks["schema"] == "mcnemar.tasks/1"
     want = expected.to_dict()
     assert [t["task"] for t in tasks["tasks"]] == [t["task"] for t in want["tasks"]]
     assert tasks["tasks"] == want["tasks"] and tasks["overall"] == want["overall"]
+    assert tasks["flips"] == want["flips"]
+    assert {f["task"] for side in ("a_only", "b_only") for f in tasks["flips"][side]["items"]} \
+        == {t["task"] for t in want["tasks"] if t["table"]["b"] + t["table"]["c"]}
     assert tasks["tasks"][0]["task"] == "t2" and tasks["tasks"][0]["worse"] is True
     # The report around it is the pooled table's (the micro overall), the plot the library's.
     assert {k: got["table"][k] for k in "abcd"} == {

@@ -204,6 +204,9 @@ def text(report: Report) -> str:
     if report.bayes is not None:
         lines += ["", "How likely is a real gain (Bayesian):",
                   _wrap(report.bayes.text(report.names))]
+    if report.flips is not None and report.flips.shown:
+        lines += ["", "Items that flipped:", *(_plain_lines(x) for x in
+                                                report.flips.lines(report.names))]
     if report.alignment is not None:
         lines += ["", "Alignment of the two runs:", _plain_lines(str(report.alignment))]
     lines += ["", "Assumptions:"] + [_wrap("- " + a, indent="  ") for a in report.assumptions]
@@ -261,6 +264,8 @@ def markdown(report: Report) -> str:
         out += [f"- {_md(x)}" for x in lines] + [""]
     if report.bayes is not None:
         out += [f"**How likely is a real gain:** {_md(report.bayes.text(report.names))}", ""]
+    if report.flips is not None and report.flips.shown:
+        out += [*report.flips.markdown(report.names), ""]
     if report.alignment is not None:
         out += [
             "<details><summary>Alignment</summary>",

@@ -181,6 +181,8 @@ def text(c: TaskComparison) -> str:
     lines.append("")
     lines.append(f"p: the test {a} vs {b} of each task alone ({_TEST_NOTE}); "
                  f"{c.alternative}.")
+    if c.flips is not None and c.flips.shown:
+        lines += ["", "Items that flipped:", *c.flips.lines(c.names)]
     if c.warnings:
         lines += ["", "Warnings:"] + [f"- {w}" for w in c.warnings]
     if c.alignment is not None:
@@ -201,6 +203,8 @@ def markdown(c: TaskComparison) -> str:
     for r in rows(c, markdown=True):
         r[-1] = f"**{r[-1]}**" if r[-1] else ""
         out.append("| " + " | ".join(r) + " |")
+    if c.flips is not None and c.flips.shown:
+        out += ["", *c.flips.markdown(c.names)]
     if c.warnings:
         out += ["", "Warnings:", ""] + [f"- {markdown_text(w)}" for w in c.warnings]
     return "\n".join(out)

@@ -36,6 +36,7 @@ Two runs held in memory (files come through :func:`read_runs` the same way):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, overload
 
@@ -233,6 +234,8 @@ def analyze_alignment(
     *,
     names: Sequence[str] | None = None,
     cluster_method: str = "obuchowski",
+    flips: int | None = None,
+    show_flips: bool | None = None,
     **analyze_options: Any,
 ) -> Report:
     """The report of a pairing, clustered when the alignment carries clusters.
@@ -246,6 +249,12 @@ def analyze_alignment(
     cluster_method : str, default "obuchowski"
         The clustered test (:data:`mcnemar.clustering.CLUSTERED_METHODS`) used when the items
         come in clusters (a cluster field was read, or samples were kept as clusters).
+    flips : int, optional
+        How many items of each side the JSON lists of the items that flipped
+        (``report.flips``, :meth:`mcnemar.io.Alignment.flips`; default 20, the counts are
+        always there); given, the text and markdown list them too.
+    show_flips : bool, optional
+        Whether the text and markdown list the flips (default: when ``flips`` is given).
     **analyze_options
         :func:`mcnemar.report.analyze`'s options (``alternative``, ``confidence_level``,
         ``alpha``, ``margin``, ``equivalence``, ``margin_method``, ``bayes``, ``power``).
@@ -264,8 +273,12 @@ def analyze_alignment(
 
         clustered = clustered_from_outcomes(alignment.correct_a, alignment.correct_b,
                                             alignment.clusters, method=cluster_method)
-    return analyze(alignment.table, names=display_names(alignment, names), alignment=alignment,
-                   clustered=clustered, **analyze_options)
+    report = analyze(alignment.table, names=display_names(alignment, names),
+                     alignment=alignment, clustered=clustered, **analyze_options)
+    if report.flips is None or (flips is None and not show_flips):
+        return report
+    shown = flips is not None if show_flips is None else bool(show_flips)
+    return replace(report, flips=report.flips.listing(flips, shown=shown))
 
 
 #: The keywords of :func:`compare_runs` that belong to the pairing (:func:`mcnemar.io.align`).
@@ -310,8 +323,9 @@ def compare_runs(
         An activity line on stderr while pairing takes long (default: when stderr is a
         terminal).
     **options
-        The pairing's keywords (:data:`PAIRING_OPTIONS`, see :func:`mcnemar.io.align`) and
-        the analysis' (:func:`mcnemar.report.analyze`).
+        The pairing's keywords (:data:`PAIRING_OPTIONS`, see :func:`mcnemar.io.align`), the
+        analysis' (:func:`mcnemar.report.analyze`) and ``flips``, ``show_flips`` (how the
+        items that flipped are listed, see :func:`analyze_alignment`).
 
     by_task : bool, default False
         Compare task by task instead (:func:`mcnemar.tasks.compare_tasks`, which takes

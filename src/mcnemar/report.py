@@ -170,6 +170,10 @@ class Report(Rendered):
     warnings : tuple of str
     noninferiority, equivalence : NonInferiorityResult, EquivalenceResult or None
         The tests against a margin (:mod:`mcnemar.margin`), when one was given.
+    flips : Flips or None
+        The items on which the two runs disagree (:class:`mcnemar.flips.Flips`), when the
+        table comes from paired runs (``alignment``): in the JSON always, in the text and
+        markdown when asked for (``flips.shown``).
     """
 
     _renderer: ClassVar[Any] = render
@@ -203,6 +207,7 @@ class Report(Rendered):
     bayes: Any = None
     unpaired_log10_pvalue: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    flips: Any = None
 
     # -- convenience ---------------------------------------------------------------------------
     @property
@@ -221,6 +226,13 @@ class Report(Rendered):
         if cl is not None and cl.difference is not None and cl.standard_error is not None:
             return "clustered"
         return "newcombe"
+
+    @property
+    def headline_interval(self) -> ConfidenceInterval | None:
+        """The interval of the difference the conclusion states (:attr:`recommended_interval`),
+        or ``None`` when N is unknown."""
+        shown = render.headline_interval(self)
+        return None if shown is None else shown[1]
 
     @property
     def log10_pvalue(self) -> float:
@@ -348,6 +360,8 @@ class Report(Rendered):
             out["bayes"] = self.bayes.to_dict()
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
+        if self.flips is not None:
+            out["flips"] = self.flips.to_dict()
         out.update(self.extra)
         return out
 
@@ -667,7 +681,19 @@ def report_at(
         noninferiority=ni,
         equivalence=eq,
         bayes=_bayes_section(table, bayes, opts.confidence_level),
+        flips=_flips_of(alignment, b, c),
     )
+
+
+def _flips_of(alignment: Any, b: int, c: int) -> Any:
+    """The flips of the paired runs a report is about (None for a table alone)."""
+    flips = getattr(alignment, "flips", None)
+    if not callable(flips):
+        return None
+    found = flips()
+    if (found.b, found.c) != (b, c):  # an alignment of other items than the table's
+        return None
+    return found
 
 
 _SIDE = {1: "a", -1: "b", 0: None}

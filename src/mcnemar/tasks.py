@@ -314,6 +314,9 @@ class TaskComparison(Rendered):
     adjust : str
         The adjustment of the per-task p-values.
     alignment : TaskAlignment
+    flips : Flips or None
+        The items on which the runs disagree, task by task in A's order, each with its task
+        (:class:`mcnemar.flips.Flips`); the counts are the pooled b and c.
     """
 
     _renderer: ClassVar[Any] = render
@@ -328,6 +331,7 @@ class TaskComparison(Rendered):
     interval: str
     alignment: TaskAlignment | None = None
     warnings: tuple[str, ...] = ()
+    flips: Any = None
 
     # -- derived -------------------------------------------------------------------------------
     @property
@@ -353,8 +357,14 @@ class TaskComparison(Rendered):
     @property
     def overall_worse(self) -> bool:
         """The headline overall says A is significantly less accurate than B."""
+        return self.outcome == "worse"
+
+    @property
+    def outcome(self) -> str:
+        """The headline overall in a word: ``"worse"`` or ``"better"`` (A significantly less
+        or more accurate than B), ``"none"`` (not significant) or ``"undefined"``."""
         est, _, _, p = self.headline
-        return _verdict(est, p, self.alpha, self.alternative) == "worse"
+        return _verdict(est, p, self.alpha, self.alternative)
 
     @property
     def items(self) -> int:
@@ -386,6 +396,7 @@ class TaskComparison(Rendered):
             },
             "alignment": None if self.alignment is None else self.alignment.to_dict(),
             "warnings": list(self.warnings),
+            **({} if self.flips is None else {"flips": self.flips.to_dict()}),
         }
 
     def verdict(self) -> str:
@@ -589,6 +600,8 @@ def compare_tasks(
     names: tuple[str, str] | None = None,
     interval: str = "newcombe",
     headline: str | None = None,
+    flips: int | None = None,
+    show_flips: bool | None = None,
 ) -> TaskComparison:
     """Compare two runs task by task: per-task tests adjusted across tasks, micro and macro.
 
@@ -620,6 +633,11 @@ def compare_tasks(
     headline : {"macro", "micro"}, optional
         Which overall answers "is A better overall?"; default macro for two tasks or more,
         micro for one (see the module docstring).
+    flips : int, optional
+        How many items of each side the JSON lists of the items that flipped
+        (``result.flips``; default 20); given, the text and markdown list them too.
+    show_flips : bool, optional
+        Whether the text and markdown list the flips (default: when ``flips`` is given).
 
     Returns
     -------
@@ -700,11 +718,17 @@ def compare_tasks(
         display = (f"{display[0]} (A)", f"{display[1]} (B)")
     task_alignment = TaskAlignment(tasks=tuple(common), parts=tuple(alignments),
                                    only_in_a=only_a, only_in_b=only_b, on_missing=on_missing)
-    return _compare(
+    from mcnemar.flips import Flips
+
+    flipped = Flips.concat([(name, al.flips()) for name, al in
+                            zip(common, alignments, strict=True)])
+    result = _compare(
         common, alignments, names=(str(display[0]), str(display[1])), adjust=adjust,
         alternative=alternative, confidence_level=confidence_level, alpha=alpha,
         cluster_method=cluster_method, interval=interval, headline=headline,
         alignment=task_alignment, analyze=analyze, adjust_pvalues=adjust_pvalues)
+    shown = flips is not None if show_flips is None else bool(show_flips)
+    return replace(result, flips=flipped.listing(flips, shown=shown))
 
 
 def compare_task_tables(

@@ -25,6 +25,12 @@ no publication.
 | :data:`FAIL_ON` | worse, worse-any, different, inferior | `--fail-on` |
 | :data:`PLOT_KINDS` | auto, heatmap, forest | `--plot-kind` |
 | :data:`OUTPUT_FORMATS` | text, markdown, json | `--format` |
+| :data:`COMPARE_FORMATS` | text, markdown, json, github | `compare --format` |
+| :data:`SCORE_TESTS` | t, wilcoxon, sign, permutation | `analyze_scores` tests |
+| :data:`SCORE_INTERVALS` | t, bootstrap, hodges-lehmann | `analyze_scores` intervals |
+| :data:`ZERO_METHODS` | wilcox, pratt | `zero_method` |
+| :data:`SCORE_POWER_METHODS` | noncentral-t, normal | `method` (paired t planning) |
+| :data:`ANALYSES` | scores, pass-fail | `--analysis` |
 | :func:`input_formats` | the readers' formats (from :mod:`mcnemar.io`) | `format` |
 
 Labels are ASCII (a hyphen joins two authors' names); an interface may typeset them. Within
@@ -111,6 +117,25 @@ approach to multiple testing. *Journal of the Royal Statistical Society B* 57:28
 Sidik K (2003). Exact unconditional tests for testing non-inferiority in matched-pairs design.
 *Statistics in Medicine* 22:265-278.
 
+Student (1908). The probable error of a mean. *Biometrika* 6:1-25.
+
+Wilcoxon F (1945). Individual comparisons by ranking methods. *Biometrics Bulletin* 1:80-83.
+
+Pratt JW (1959). Remarks on zeros and ties in the Wilcoxon signed rank procedures. *Journal
+of the American Statistical Association* 54:655-667.
+
+Dixon WJ, Mood AM (1946). The statistical sign test. *Journal of the American Statistical
+Association* 41:557-566.
+
+Fisher RA (1935). *The Design of Experiments*. Oliver & Boyd (section 21: the randomization
+test of the paired differences).
+
+Efron B (1987). Better bootstrap confidence intervals. *Journal of the American Statistical
+Association* 82:171-185.
+
+Hodges JL, Lehmann EL (1963). Estimates of location based on rank tests. *Annals of
+Mathematical Statistics* 34:598-611.
+
 Examples
 --------
 >>> names(ALTERNATIVES)
@@ -129,7 +154,9 @@ from typing import Literal
 __all__ = [
     "ADJUSTMENTS",
     "ALTERNATIVES",
+    "ANALYSES",
     "CLUSTERED_METHODS",
+    "COMPARE_FORMATS",
     "DIFFERENCE_INTERVALS",
     "FAIL_ON",
     "MARGIN_METHODS",
@@ -141,7 +168,11 @@ __all__ = [
     "POWER_METHODS",
     "RATIO_INTERVALS",
     "REDUCE",
+    "SCORE_INTERVALS",
+    "SCORE_POWER_METHODS",
+    "SCORE_TESTS",
     "TESTS",
+    "ZERO_METHODS",
     "Adjustment",
     "Alternative",
     "ReportedTest",
@@ -319,6 +350,52 @@ OUTPUT_FORMATS: tuple[Term, ...] = (
     Term("text", "readable text", "text"),
     Term("markdown", "markdown", "markdown"),
     Term("json", "JSON", "JSON"),
+)
+
+#: Output formats of ``mcnemar compare`` (``--format``): the command line's, and ``github``
+#: for a GitHub Actions step (the markdown report appended to ``$GITHUB_STEP_SUMMARY``, the
+#: verdict and numbers written to ``$GITHUB_OUTPUT``, annotations on stdout).
+COMPARE_FORMATS: tuple[Term, ...] = (
+    *OUTPUT_FORMATS,
+    Term("github", "GitHub Actions step: summary, outputs and annotations", "GitHub Actions"),
+)
+
+#: The tests of a paired comparison of scores that are not pass/fail
+#: (:func:`mcnemar.scores.analyze_scores`), in the order its report lists them.
+SCORE_TESTS: tuple[Term, ...] = (
+    Term("t", "paired t test", "paired t", "Student (1908)"),
+    Term("wilcoxon", "Wilcoxon signed-rank test", "signed-rank", "Wilcoxon (1945)"),
+    Term("sign", "sign test (exact binomial)", "sign", "Dixon & Mood (1946)"),
+    Term("permutation", "permutation test (sign flips)", "permutation", "Fisher (1935)"),
+)
+
+#: Confidence intervals of a paired comparison of scores: the mean difference (t, bootstrap)
+#: and the Hodges-Lehmann estimate (the pseudomedian of the differences, another estimand).
+SCORE_INTERVALS: tuple[Term, ...] = (
+    Term("t", "t interval", "t", "Student (1908)"),
+    Term("bootstrap", "paired bootstrap (BCa)", "BCa bootstrap", "Efron (1987)"),
+    Term("hodges-lehmann", "Hodges-Lehmann (signed-rank inversion)", "Hodges-Lehmann",
+         "Hodges & Lehmann (1963)"),
+)
+
+#: How the signed-rank test treats items whose two scores are equal (``zero_method=``).
+ZERO_METHODS: tuple[Term, ...] = (
+    Term("wilcox", "zero differences dropped", "wilcox", "Wilcoxon (1945)"),
+    Term("pratt", "zero differences ranked, then dropped", "pratt", "Pratt (1959)"),
+)
+
+#: The power of the paired t test (:func:`mcnemar.scores.t_power`): exact (noncentral t) or
+#: the normal approximation.
+SCORE_POWER_METHODS: tuple[Term, ...] = (
+    Term("noncentral-t", "exact (noncentral t)", "noncentral t", "Student (1908)"),
+    Term("normal", "normal approximation", "normal"),
+)
+
+#: Which analysis ``mcnemar compare`` runs (``--analysis``): the paired comparison of the
+#: scores, or McNemar's test of pass/fail (scores 0/1, or ``--threshold``).
+ANALYSES: tuple[Term, ...] = (
+    Term("scores", "paired comparison of the scores", "scores"),
+    Term("pass-fail", "McNemar's test of pass/fail", "pass/fail", "McNemar (1947)"),
 )
 
 

@@ -1,7 +1,9 @@
 """``mcnemar compare``: align two runs' per-item results and print the paired report.
 
 The command only translates: files -> :func:`mcnemar.io.read_run` -> :func:`mcnemar.io.align`
--> :func:`mcnemar.report.analyze` -> text, markdown or JSON. Exit codes are
+-> :func:`mcnemar.report.analyze` -> text, markdown, JSON or what a GitHub Actions step needs
+(``--format github``, :mod:`mcnemar.cli._github`); ``--flips`` lists the items that flipped
+and ``--flips-out`` writes them all to a file. Exit codes are
 :class:`~mcnemar.cli._common.ExitCode`: 0 OK, 2 bad input (including runs that cannot be
 paired), 3 with ``--fail-on worse`` when the candidate is significantly worse, 4 with
 ``--fail-on different`` when the two differ significantly, 5 with ``--fail-on inferior`` when
@@ -19,7 +21,6 @@ from mcnemar import vocabulary
 from mcnemar.cli._common import ExitCode, command, emit, handle_errors
 from mcnemar.cli._options import (
     BAYES_OPTIONS,
-    FORMAT_OPTION,
     MARGIN_OPTIONS,
     InputFormatChoice,
     alpha_option,
@@ -37,7 +38,8 @@ __all__ = ["compare"]
 
 #: Library arguments whose flag here is not "--" + the argument (the rest are found by
 #: handle_errors from the command's own options).
-_FLAGS = {"format": "--input-format", "limits": "--max-inflated-mb MB", "model": "--runs"}
+_FLAGS = {"format": "--input-format", "limits": "--max-inflated-mb MB", "model": "--runs",
+          "max_parsed_bytes": "--max-parsed-mb MB"}
 
 _NO_RUNS = ("compare takes two run files RUN_A RUN_B (for prediction files, add the true "
             "labels with --truth LABELS); see 'mcnemar compare --help'")
@@ -57,6 +59,56 @@ def _extras_named(func: Any) -> Any:
             raise missing_dependency(exc, what="this input") from None
 
     return wrapper
+
+
+#: ``--format``: the command line's formats, and ``github`` (a GitHub Actions step).
+FORMAT_OPTION = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(vocabulary.names(vocabulary.COMPARE_FORMATS), case_sensitive=False),
+    default="text",
+    show_default=True,
+    help="Output format: a readable report, markdown (e.g. for a pull-request comment), JSON, "
+         "or github: for a GitHub Actions step, the markdown report appended to "
+         "$GITHUB_STEP_SUMMARY, verdict, difference, low, high, pvalue, worse-tasks and gate "
+         "in $GITHUB_OUTPUT, and the text report with ::error/::warning annotations on "
+         "stdout.",
+)
+
+
+def FLIPS_OPTIONS(func: Any) -> Any:
+    """``--flips N`` and ``--flips-out FILE``: the items that flipped."""
+    func = click.option(
+        "--flips-out", "flips_out", type=click.Path(dir_okay=False), default=None,
+        metavar="FILE",
+        help="Write every item that flipped, with all its fields (side, id, task, the two "
+             "scores, the content the logs record), to FILE (.csv or .jsonl).",
+    )(func)
+    return click.option(
+        "--flips", "flips", type=click.IntRange(min=0), default=None, metavar="N",
+        help="List the first N items of each side that flipped (A right and B wrong, and the "
+             "reverse) in the text and markdown reports, and in the JSON (which lists 20 "
+             "without it; the counts are always there).",
+    )(func)
+
+
+def _emit(result: Any, fmt: str, failure: str | None, flips_out: str | None) -> None:
+    """Write the flips file, then the output in ``fmt``."""
+    if flips_out is not None and result.flips is not None:
+        result.flips.write(flips_out, argument="flips_out")
+    if fmt.lower() == "github":
+        from mcnemar.cli._github import emit_github
+
+        emit_github(result, failure=failure)
+    else:
+        emit(result, fmt)
+
+
+def _fail(gate: tuple[ExitCode, str] | None) -> None:
+    """Exit with the failed gate's code, its message on stderr."""
+    if gate is not None:
+        click.echo(f"mcnemar: {gate[1]}", err=True)
+        sys.exit(gate[0])
 
 
 def _ids(columns: tuple[str, ...]) -> Any:
@@ -79,6 +131,8 @@ Examples:
   mcnemar compare out_new/ out_old/ --by-task --fail-on worse-any --plot forest.png
   mcnemar compare runs/suite/ --by-task --runs org/model-a,org/model-b
   mcnemar compare results.csv --run-column model --task-column subject --id question
+  mcnemar compare new.eval old.eval --flips 10 --flips-out flips.csv
+  mcnemar compare new.eval old.eval --fail-on worse --format github
 
 \b
 Exit codes: 0 done; 2 bad input or runs that cannot be paired (one line on
@@ -131,6 +185,10 @@ internal error.""",
               metavar="MB",
               help="Most megabytes an .eval archive may inflate to (default 2048); an archive "
                    "over it is refused.")
+@click.option("--max-parsed-mb", type=click.FloatRange(min=0, min_open=True), default=None,
+              metavar="MB",
+              help="Most megabytes of objects parsing the run files may build, estimated "
+                   "before each parse (default 8192); a denser file is refused.")
 @click.option("--run-column", help="Column telling the runs apart in one long file.")
 @click.option("--runs", "run_values",
               help="With --run-column: the two runs to compare, A,B; with one promptfoo "
@@ -177,6 +235,7 @@ internal error.""",
                    "shown (inferior), after printing the report.")
 @MARGIN_OPTIONS
 @BAYES_OPTIONS
+@FLIPS_OPTIONS
 @FORMAT_OPTION
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar on stderr for inputs taking over a second (default: when "
@@ -201,6 +260,7 @@ def compare(
     allow_different_tasks: bool,
     allow_different_scorers: bool,
     max_inflated_mb: float | None,
+    max_parsed_mb: float | None,
     run_column: str | None,
     run_values: str | None,
     filter_name: str | None,
@@ -225,6 +285,8 @@ def compare(
     margin_method: str,
     bayes: bool,
     rope: float,
+    flips: int | None,
+    flips_out: str | None,
     fmt: str,
     progress: bool | None,
 ) -> None:
@@ -239,6 +301,10 @@ def compare(
     """
     if fail_on == "inferior" and margin is None:
         raise McNemarError("--fail-on inferior needs --margin (e.g. --margin 0.01 for 1 point)")
+    if flips_out is not None:
+        from mcnemar.flips import check_path
+
+        check_path(flips_out, argument="flips_out")
     from mcnemar.pipeline import compare_runs, read_runs
 
     for per_side, flag, plain in ((id_a, "--id-a", "--id"), (id_b, "--id-b", "--id"),
@@ -253,10 +319,14 @@ def compare(
     if not runs and truth is None and run_column is None:
         raise McNemarError(_NO_RUNS)
     limits = None
-    if max_inflated_mb is not None:
-        from mcnemar.io._archive import ReadLimits
+    if max_inflated_mb is not None or max_parsed_mb is not None:
+        from mcnemar.io._archive import DEFAULT_LIMITS, ReadLimits
 
-        limits = ReadLimits(max_inflated_bytes=max(1, int(max_inflated_mb * 1024**2)))
+        limits = ReadLimits(
+            max_inflated_bytes=DEFAULT_LIMITS.max_inflated_bytes if max_inflated_mb is None
+            else max(1, int(max_inflated_mb * 1024**2)),
+            max_parsed_bytes=DEFAULT_LIMITS.max_parsed_bytes if max_parsed_mb is None
+            else max(1, int(max_parsed_mb * 1024**2)))
     sides = [{k: v for k, v in (("id", _ids(side_ids)), ("score", side_score)) if v}
              for side_ids, side_score in ((id_a, score_a), (id_b, score_b))]
     if by_task or task_column or adjust or plot_path or fail_on == "worse-any":
@@ -271,7 +341,8 @@ def compare(
             allow_different_scorers=allow_different_scorers, names=names,
             cluster_method=cluster_method, alternative=alternative,
             confidence_level=confidence_level, alpha=alpha, adjust=adjust or "holm",
-            plot_path=plot_path, fail_on=fail_on, margin=margin, bayes=bayes, fmt=fmt)
+            plot_path=plot_path, fail_on=fail_on, margin=margin, bayes=bayes, fmt=fmt,
+            flips=flips, flips_out=flips_out)
         return
     if fail_on == "worse-any":
         raise McNemarError("--fail-on worse-any applies to --by-task")
@@ -289,24 +360,54 @@ def compare(
         names=split_pair(names, "--names"), cluster_method=cluster_method,
         alternative=alternative, confidence_level=confidence_level, alpha=alpha,
         margin=margin, equivalence=equivalence, margin_method=margin_method,
-        bayes=rope if bayes else None)
+        bayes=rope if bayes else None, flips=flips,
+        # Runs counted inside the engine keep no items: read them whole to list the flips.
+        engine="numpy" if flips is not None or flips_out is not None else "auto")
+    gate = report_gate(report, fail_on, alpha)
+    _emit(report, fmt, None if gate is None else gate[1], flips_out)
+    _fail(gate)
+
+
+def report_gate(report: Any, fail_on: str | None,
+                alpha: float) -> tuple[ExitCode, str] | None:
+    """The exit code and message of a failed ``--fail-on`` for a report, or ``None``."""
     display = report.names
-    emit(report, fmt)
     conclusion = report.conclusion
     if fail_on == "worse" and conclusion.significant and conclusion.better == "b":
-        click.echo(f"mcnemar: {display[0]} is significantly worse than {display[1]} at "
-                   f"alpha={alpha:g} (--fail-on worse)", err=True)
-        sys.exit(ExitCode.WORSE)
+        return ExitCode.WORSE, (f"{display[0]} is significantly worse than {display[1]} at "
+                                f"alpha={alpha:g} (--fail-on worse)")
     if fail_on == "different" and conclusion.significant:
-        click.echo(f"mcnemar: {display[0]} and {display[1]} differ significantly at "
-                   f"alpha={alpha:g} (--fail-on different)", err=True)
-        sys.exit(ExitCode.DIFFERENT)
+        return ExitCode.DIFFERENT, (f"{display[0]} and {display[1]} differ significantly at "
+                                    f"alpha={alpha:g} (--fail-on different)")
     ni = report.noninferiority
     if fail_on == "inferior" and ni is not None and not ni.noninferior:
-        click.echo(f"mcnemar: non-inferiority of {display[0]} to {display[1]} by {ni.margin:g} "
-                   f"(a proportion) is not shown at alpha={alpha:g} (--fail-on inferior)",
-                   err=True)
-        sys.exit(ExitCode.INFERIOR)
+        return ExitCode.INFERIOR, (f"non-inferiority of {display[0]} to {display[1]} by "
+                                   f"{ni.margin:g} (a proportion) is not shown at "
+                                   f"alpha={alpha:g} (--fail-on inferior)")
+    return None
+
+
+def tasks_gate(result: Any, fail_on: str | None, alpha: float,
+               adjust: str) -> tuple[ExitCode, str] | None:
+    """The exit code and message of a failed ``--fail-on`` for a per-task comparison."""
+    a, b = result.names
+    worse_tasks = [t.task for t in result.worse]
+    if fail_on in ("worse", "worse-any") and result.overall_worse:
+        return ExitCode.WORSE, (f"{a} is significantly worse than {b} overall "
+                                f"({result.overall.headline}) at alpha={alpha:g} "
+                                f"(--fail-on {fail_on})")
+    if fail_on == "worse-any" and worse_tasks:
+        shown = ", ".join(worse_tasks[:5]) + (", ..." if len(worse_tasks) > 5 else "")
+        how = "without adjustment" if adjust == "none" else f"after {adjust} adjustment"
+        return ExitCode.WORSE, (f"{a} is significantly worse than {b} on {len(worse_tasks)} "
+                                f"task{'s' if len(worse_tasks) != 1 else ''} {how} "
+                                f"at alpha={alpha:g}: {shown} (--fail-on worse-any)")
+    p = result.headline[3]
+    if fail_on == "different" and p is not None and p < alpha:
+        return ExitCode.DIFFERENT, (f"{a} and {b} differ significantly overall "
+                                    f"({result.overall.headline}) at alpha={alpha:g} "
+                                    "(--fail-on different)")
+    return None
 
 
 def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | None,
@@ -315,7 +416,8 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
                      task_column: str | None, tasks: tuple[str, ...], adjust: str,
                      plot_path: str | None, fail_on: str | None, margin: float | None,
                      bayes: bool, fmt: str, alpha: float, names: str | None,
-                     limits: Any, progress: bool | None, **options: Any) -> None:
+                     limits: Any, progress: bool | None, flips: int | None,
+                     flips_out: str | None, **options: Any) -> None:
     """``--by-task``: read both sides (one run or one per task), compare task by task, print,
     draw the forest plot, and exit by ``--fail-on``."""
     from pathlib import Path
@@ -351,7 +453,8 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
     side_a, side_b = suites if suites is not None else read_runs(runs, **pair, **read_options)
     result = compare_runs(side_a, side_b, by_task=True, task=list(tasks) or None,
                           task_column=task_column, adjust=adjust,
-                          names=split_pair(names, "--names"), alpha=alpha, **options)
+                          names=split_pair(names, "--names"), alpha=alpha, flips=flips,
+                          **options)
     if plot_path is not None:
         if plot_path.lower().endswith(".svg"):
             try:
@@ -361,24 +464,6 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
                                    f"{exc.strerror or exc}") from None
         else:
             result.plot(plot_path)
-    emit(result, fmt)
-    a, b = result.names
-    worse_tasks = [t.task for t in result.worse]
-    if fail_on in ("worse", "worse-any") and result.overall_worse:
-        click.echo(f"mcnemar: {a} is significantly worse than {b} overall "
-                   f"({result.overall.headline}) at alpha={alpha:g} (--fail-on {fail_on})",
-                   err=True)
-        sys.exit(ExitCode.WORSE)
-    if fail_on == "worse-any" and worse_tasks:
-        shown = ", ".join(worse_tasks[:5]) + (", ..." if len(worse_tasks) > 5 else "")
-        how = "without adjustment" if adjust == "none" else f"after {adjust} adjustment"
-        click.echo(f"mcnemar: {a} is significantly worse than {b} on {len(worse_tasks)} "
-                   f"task{'s' if len(worse_tasks) != 1 else ''} {how} "
-                   f"at alpha={alpha:g}: {shown} (--fail-on worse-any)", err=True)
-        sys.exit(ExitCode.WORSE)
-    p = result.headline[3]
-    if fail_on == "different" and p is not None and p < alpha:
-        click.echo(f"mcnemar: {a} and {b} differ significantly overall "
-                   f"({result.overall.headline}) at alpha={alpha:g} (--fail-on different)",
-                   err=True)
-        sys.exit(ExitCode.DIFFERENT)
+    gate = tasks_gate(result, fail_on, alpha, adjust)
+    _emit(result, fmt, None if gate is None else gate[1], flips_out)
+    _fail(gate)

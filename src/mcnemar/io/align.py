@@ -43,6 +43,7 @@ from mcnemar.io._summary import intersect_note as intersect_note
 from mcnemar.io.identity import IdentityCheck, check_identities
 
 if TYPE_CHECKING:
+    from mcnemar.flips import Flips
     from mcnemar.table import PairedTable
 
 __all__ = [
@@ -71,9 +72,17 @@ class Alignment:
         0/1 (int8) outcome of each paired item.
     clusters : numpy.ndarray or None
         Cluster label of each paired item, when the runs carry clusters.
+    scores_a, scores_b : numpy.ndarray or None
+        The score of each paired item before it was counted as a pass or a fail: the score
+        read, the mean of its samples (``reduce="mean"``) or the share of its samples that
+        passed (``reduce="majority"``).
+    contents_a, contents_b : numpy.ndarray or None
+        What each run records of each paired item's content (lm-eval ``doc_hash``, Inspect
+        ``input``/``target``), when its reader records it.
 
     ``to_dict()`` and ``str()`` give the summary, so an Alignment can be passed as
-    ``analyze(table, alignment=...)``.
+    ``analyze(table, alignment=...)``; :meth:`flips` lists the items on which the runs
+    disagree.
     """
 
     counts: tuple[int, int, int, int]
@@ -82,6 +91,10 @@ class Alignment:
     correct_a: np.ndarray | None = None
     correct_b: np.ndarray | None = None
     clusters: np.ndarray | None = None
+    scores_a: np.ndarray | None = None
+    scores_b: np.ndarray | None = None
+    contents_a: np.ndarray | None = None
+    contents_b: np.ndarray | None = None
 
     @property
     def table(self) -> PairedTable:
@@ -99,6 +112,26 @@ class Alignment:
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary (see :meth:`AlignmentSummary.to_dict`)."""
         return self.summary.to_dict()
+
+    def flips(self) -> Flips:
+        """The items on which the two runs disagree: A right and B wrong (the b cell), and A
+        wrong and B right (the c cell), in run A's order (:class:`mcnemar.flips.Flips`).
+
+        Runs counted inside the engine keep no per-item outcomes: the counts are then kept
+        and the items are not listed (``Flips.reason`` says why).
+
+        Examples
+        --------
+        >>> from mcnemar.io import RunResults
+        >>> al = align(RunResults.from_scores(["q1", "q2", "q3"], [1, 1, 0], name="a"),
+        ...            RunResults.from_scores(["q3", "q2", "q1"], [1, 0, 1], name="b"))
+        >>> flips = al.flips()
+        >>> flips.b, flips.c, [f.id for f in flips.a_only], [f.id for f in flips.b_only]
+        (1, 1, ['q2'], ['q3'])
+        """
+        from mcnemar.flips import Flips
+
+        return Flips.of(self)
 
     def __str__(self) -> str:
         return str(self.summary)
@@ -143,6 +176,7 @@ class _Items:
     summary: dict[str, int]
     contents: np.ndarray | None = None  # content fingerprint of the item's first record
     errored: np.ndarray | None = None  # True where any sample of the item errored
+    raw: np.ndarray | None = None  # the item's score before pass/fail (NaN: no score)
 
 
 def _items(run: RunResults, threshold: float | None, reduce: str | None,
@@ -194,6 +228,7 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
         with np.errstate(invalid="ignore", divide="ignore"):
             value = np.where(total > 0, sums / np.maximum(total, 1), np.nan)
         summary["reduced"] = int(multi.sum())
+        raw = value
         value = _binarise(value, threshold, where, "item means", problems, summary)
     else:
         record_value = _binarise(scores, threshold, where, "scores", problems, summary)
@@ -203,6 +238,7 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
             passes = np.bincount(codes, weights=np.where(present, record_value, 0.0),
                                  minlength=m)
             value = np.where(total > 0, (2 * passes > total).astype(np.float64), np.nan)
+            raw = np.where(total > 0, passes / np.maximum(total, 1), np.nan)
             summary["ties"] = int(np.sum((total > 0) & (2 * passes == total)))
             summary["reduced"] = int(multi.sum())
         else:
@@ -210,6 +246,7 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
             order = np.lexsort((rank, codes))
             starts = order[np.r_[True, np.diff(codes[order]) != 0]] if len(order) else order
             value = record_value[starts]
+            raw = scores[starts]
             if reduce == "first":
                 summary["reduced"] = int(multi.sum())
     clusters = None
@@ -224,7 +261,7 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
     if run.errored is not None and len(run.errored) == len(codes):
         errored = np.bincount(codes, weights=run.errored.astype(np.float64), minlength=m) > 0
     return _Items(keys=uniq, value=value, clusters=clusters, summary=summary,
-                  contents=contents, errored=errored)
+                  contents=contents, errored=errored, raw=raw)
 
 
 def _binarise(values: np.ndarray, threshold: float | None, where: str, what: str,
@@ -420,7 +457,11 @@ def align(
         content_differ=differ,
     )
     return Alignment(counts=counts, summary=summary, keys=items_a.keys[ia], correct_a=ca,
-                     correct_b=cb, clusters=clusters)
+                     correct_b=cb, clusters=clusters,
+                     scores_a=None if items_a.raw is None else items_a.raw[ia],
+                     scores_b=None if items_b.raw is None else items_b.raw[ib],
+                     contents_a=None if items_a.contents is None else items_a.contents[ia],
+                     contents_b=None if items_b.contents is None else items_b.contents[ib])
 
 
 def _harmonize(run_a: RunResults, run_b: RunResults,
@@ -513,7 +554,9 @@ def _samples_as_clustered_items(run: RunResults) -> RunResults:
     run = run.load()
     if run.epochs is None or run.keys is None:
         return run
-    keys = object_array(list(zip(run.keys.tolist(), run.epochs.tolist(), strict=True)))
+    # The sample joins the key's parts (a task part stays where the identity says it is).
+    keys = object_array([(*k, e) if isinstance(k, tuple) else (k, e)
+                         for k, e in zip(run.keys.tolist(), run.epochs.tolist(), strict=True)])
     # repr keeps keys of different types apart (1 vs "1") and gives sortable labels.
     clusters = run.clusters if run.clusters is not None else \
         object_array([repr(k) for k in run.keys.tolist()])

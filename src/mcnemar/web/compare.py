@@ -13,7 +13,9 @@ files carry clusters. Files of several tasks are compared task by task
 What the upload adds to the pipeline is only what a server needs: a 413 for a file over the
 limit or an archive over the read budget, a 422 naming the file or field at fault, at most
 :data:`COMPARE_CONCURRENCY` uploads worked on at once and a time limit (503), and the
-temporary paths replaced by the names the user uploaded in every message.
+temporary paths replaced by the names the user uploaded in every message. The response
+lists up to :data:`WEB_FLIPS` items of each side of the flips (the items on which the runs
+disagree), which the page shows under the table.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ __all__ = [
     "COMPARE_CONCURRENCY",
     "DEFAULT_COMPARE_TIMEOUT",
     "DEFAULT_MAX_ARCHIVE_MEMBERS",
+    "DEFAULT_MAX_PARSED_MB",
     "DEFAULT_MAX_UPLOAD_MB",
     "add_compare_route",
     "compare_body_schema",
@@ -77,12 +80,17 @@ INFLATE_RATIO = 20
 MAX_DEFAULT_INFLATED_MB = 256.0
 #: Entries an uploaded archive may list (a 100,000-sample ``.eval`` log has about as many).
 DEFAULT_MAX_ARCHIVE_MEMBERS = 100_000
+#: The default memory the objects parsed from one upload may take (MB): a 50 MB result file
+#: of ordinary density parses well under it, a dense 3 KB archive bomb does not.
+DEFAULT_MAX_PARSED_MB = 300.0
 #: Seconds the reading, alignment and analysis of one upload may take (then 503), and how
 #: many uploads are worked on at once in one server process.
 DEFAULT_COMPARE_TIMEOUT = 120.0
 COMPARE_CONCURRENCY = 2
 
 FILE_FIELDS = frozenset({"file_a", "file_b"})
+#: Items of each side of the flips the response lists (the page shows them, searchable).
+WEB_FLIPS = 100
 
 
 def default_inflated_mb(max_upload_mb: float) -> float:
@@ -309,8 +317,13 @@ def add_compare_route(
             handed_over = True
 
             def job() -> Response:
+                from mcnemar.io._budget import parse_budget
+
+                # One budget for the request: both files' parsing counts against it, and
+                # nothing is read where it cannot be counted.
                 try:
-                    return _compare(upload, options, workdir, read_limits)
+                    with parse_budget(read_limits.max_parsed_bytes, counted=True):
+                        return _compare(upload, options, workdir, read_limits)
                 finally:
                     shutil.rmtree(workdir, ignore_errors=True)
                     jobs.release()
@@ -452,6 +465,8 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
             alignment,
             names=(options.name_a, options.name_b),
             cluster_method=options.cluster_method,
+            flips=WEB_FLIPS,
+            show_flips=False,
             **kwargs,
         )
     except McNemarError as exc:
@@ -487,7 +502,7 @@ def _compare_tasks(runs: list[Any], options: CompareOptions, upload: Any,
             allow_different_scorers=options.allow_different_scorers,
             names=(options.name_a, options.name_b), cluster_method=options.cluster_method,
             alternative=options.alternative, confidence_level=options.confidence_level,
-            alpha=options.alpha, **extra,
+            alpha=options.alpha, flips=WEB_FLIPS, show_flips=False, **extra,
         )
     except McNemarError as exc:
         field = field_for_error(exc, _FORM_NAMES, _FORM_FIELDS)
@@ -554,13 +569,16 @@ def _server_spelling(key: str, value: str) -> str:
     """Spell the read budget as the server's own option in an error message."""
     if key == "limits":
         return "mcnemar serve --max-inflated-mb MB"
+    if key == "max_parsed_bytes":
+        return "mcnemar serve --max-parsed-mb MB"
     return f"{key}={value}"
 
 
 def _over_budget(exc: McNemarError) -> bool:
     """Whether a file was refused for the read budget (not for being malformed): by the
     upload's own checks, or by a reader whose inflated bytes passed its ``limits``."""
-    return isinstance(exc, OverBudget) or "limits" in exc.arguments
+    return isinstance(exc, OverBudget) or bool({"limits", "max_parsed_bytes"} &
+                                               set(exc.arguments))
 
 
 def parse_options(fields: dict[str, list[str]]) -> CompareOptions:

@@ -629,4 +629,10 @@ class ReportResponse(BaseModel):
     forest_svg: str | None = Field(
         None, description="Only with tasks: the forest plot of the per-task differences (SVG)."
     )
+    flips: dict[str, Any] | None = Field(
+        None,
+        description="Only for uploads of one task: the items on which the runs disagree "
+        "(a_only: A right and B wrong, b_only: the reverse), each side's count and its first "
+        "items (with several tasks, under tasks.flips).",
+    )
     text: str | None = Field(None, description='Only with include "text".')

@@ -615,6 +615,7 @@
     renderUnpaired(report.unpaired);
     renderPower(report.power, t);
     renderAlignment(report.alignment, names);
+    renderFlips(report, names);
     renderTasks(report);
     renderMargin(report);
     renderBayes(report, names);
@@ -974,6 +975,60 @@
         h("td", { class: "num" }, breakable(fmtP(task.adjusted_pvalue, null, 2))),
       ]));
     }
+  }
+
+  /* The items that flipped (an upload's flips: each side's count and its first items, for one
+     task in report.flips, for several in report.tasks.flips), listed under the table; the
+     search box keeps the rows whose text holds what is typed. */
+  function renderFlips(report, names) {
+    const card = $("flips-card");
+    const body = document.querySelector("#flips-table tbody");
+    clear(body);
+    $("flips-search").value = "";
+    const flips = report.flips || (report.tasks && report.tasks.flips);
+    if (!flips || !flips.a_only || !flips.b_only) { card.hidden = true; return; }
+    card.hidden = false;
+    const onlyA = flips.a_only, onlyB = flips.b_only;
+    $("flips-summary").textContent = names.a + " right and " + names.b + " wrong on " +
+      fmtNum(onlyA.count) + (onlyA.count === 1 ? " item" : " items") + "; " + names.a +
+      " wrong and " + names.b + " right on " + fmtNum(onlyB.count) + ".";
+    const items = (onlyA.items || []).concat(onlyB.items || []);
+    const withContent = items.some((item) => item.content);
+    $("flips-content-head").hidden = !withContent;
+    const columns = withContent ? 3 : 2;
+    let listed = 0;
+    for (const [side, title, kind] of [[onlyA, names.a + " right, " + names.b + " wrong", "flip-a"],
+                                       [onlyB, names.a + " wrong, " + names.b + " right", "flip-b"]]) {
+      body.appendChild(h("tr", { class: "flip-side" }, [
+        h("th", { scope: "rowgroup", colspan: String(columns) }, [title + " (" + fmtNum(side.count) + ")"]),
+      ]));
+      for (const item of side.items || []) {
+        listed += 1;
+        body.appendChild(h("tr", { class: kind + " flip" }, [
+          h("td", { class: "flip-id" }, [asText(item.id), item.task ? h("div", { class: "small" }, ["task " + item.task]) : null]),
+          h("td", { class: "num" }, [asText(item.score_a) + ", " + asText(item.score_b)]),
+          withContent ? h("td", { class: "flip-content" }, [item.content ? String(item.content) : "—"]) : null,
+        ]));
+      }
+    }
+    const total = onlyA.count + onlyB.count;
+    let note = "";
+    if (flips.reason) note = "The items are not listed: " + flips.reason + ".";
+    else if (listed < total) note = "The first " + fmtNum(listed) + " of " + fmtNum(total) + " are listed; mcnemar compare --flips-out FILE writes them all.";
+    $("flips-note").textContent = note;
+    filterFlips();
+  }
+
+  function filterFlips() {
+    const query = $("flips-search").value.trim().toLowerCase();
+    const rows = document.querySelectorAll("#flips-table tbody tr.flip");
+    let shown = 0;
+    for (const row of rows) {
+      const match = !query || row.textContent.toLowerCase().includes(query);
+      row.hidden = !match;
+      if (match) shown += 1;
+    }
+    $("flips-count").textContent = query ? fmtNum(shown) + " of " + fmtNum(rows.length) + " listed items match." : "";
   }
 
   function renderAlignment(alignment, names) {
@@ -1396,6 +1451,8 @@
     clearTimeout(timer);
     run({ reveal: true });
   });
+  $("flips-search").addEventListener("input", filterFlips);
+
   form.addEventListener("input", (event) => {
     if (upload) cancelUpload(event.target.id);
     if (event.target.name === "framing") showFraming();
