@@ -178,7 +178,9 @@ def test_threshold_and_reduce_are_reported() -> None:
         (["missing.csv", "other.csv"], "no such file"),
         ([DATA / "generic" / "a.csv"], "two run files"),
         ([DATA / "malformed" / "no_header.eval", DATA / "inspect" / "a.eval"], "no header.json"),
-        ([DATA / "inspect" / "a.eval", DATA / "inspect" / "b.eval"], "several samples"),
+        # partial credit (P = 0.5) and epochs: pass/fail only when asked for
+        ([DATA / "inspect" / "a.eval", DATA / "inspect" / "b.eval", "--analysis", "pass-fail"],
+         "several samples"),
         ([DATA / "generic" / "a.csv", DATA / "generic" / "b.csv", "--filter", "x"],
          "do not apply to csv"),
         ([DATA / "generic" / "a.csv", DATA / "generic" / "b.csv", "--names", "x"],
@@ -390,9 +392,11 @@ def test_different_id_and_score_columns_per_file(tmp_path: Path) -> None:
 def test_messages_name_flags_and_plurals(tmp_path: Path) -> None:
     (tmp_path / "a.csv").write_text("id,score\nq1,1\n")
     (tmp_path / "b.csv").write_text("id,score\nq1,0.4\nq2,1\n")
-    result = invoke(tmp_path / "a.csv", tmp_path / "b.csv")
+    result = invoke(tmp_path / "a.csv", tmp_path / "b.csv", "--analysis", "pass-fail")
     assert "1 item not in" in result.stderr and "--on-missing intersect" in result.stderr
     assert "1 score is not 0/1" in result.stderr and "--threshold T" in result.stderr
+    scores = invoke(tmp_path / "a.csv", tmp_path / "b.csv")  # the score analysis pairs too
+    assert "1 item not in" in scores.stderr and "--on-missing intersect" in scores.stderr
     one = invoke(tmp_path / "a.csv", tmp_path / "a.csv", "--names", "x,y")
     assert "1 item matched" in one.stdout and "1 record, 1 item" in one.stdout
     path = next((DATA / "lmeval_filters").glob("*.jsonl"))

@@ -24,6 +24,7 @@ module                contents
 ``intervals``         intervals for the difference, ratio and odds ratio
 ``report``            :func:`analyze` and the :class:`Report` (text, markdown, JSON)
 ``batch``             :func:`analyze_many`: the reports of many tables at once
+``scores``            :func:`analyze_scores`: paired scores that are not pass/fail
 ``planning``          :func:`power`, :func:`sample_size`, :func:`minimum_detectable_effect`
 ``margin``            :func:`noninferiority`, :func:`equivalence` against a margin
 ``sequential``        ``sequential``, :class:`Monitor`: the anytime-valid sequential test
@@ -71,6 +72,7 @@ if TYPE_CHECKING:
     from mcnemar.multiple import cochran_q, pairwise
     from mcnemar.planning import minimum_detectable_effect, power, sample_size
     from mcnemar.report import Report, analyze
+    from mcnemar.scores import ScoreReport, analyze_scores
     from mcnemar.sequential import Monitor
     from mcnemar.stopping import stopping_time
     from mcnemar.table import PairedTable
@@ -91,10 +93,12 @@ __all__ = [
     "NonInferiorityResult",
     "PairedTable",
     "Report",
+    "ScoreReport",
     "TableError",
     "TaskComparison",
     "analyze",
     "analyze_many",
+    "analyze_scores",
     "clustered",
     "cochran_q",
     "compare_tasks",
@@ -137,6 +141,8 @@ _LAZY = {
     "Monitor": "mcnemar.sequential",
     "stopping_time": "mcnemar.stopping",
     "compare_tasks": "mcnemar.tasks",
+    "analyze_scores": "mcnemar.scores",
+    "ScoreReport": "mcnemar.scores",
     "TaskComparison": "mcnemar.tasks",
 }
 

@@ -11,6 +11,7 @@
 | :func:`check_positive` | one finite real number > 0 |
 | :func:`check_choice` | one of the names of a vocabulary tuple (:mod:`mcnemar.vocabulary`) |
 | :func:`check_names` | display names: non-empty, distinct strings, one per system |
+| :func:`check_scores` | finite real scores (booleans as 0/1), a 1-D or 2-D array |
 
 Every refusal is a :class:`~mcnemar.errors.McNemarError` (or the subclass the caller asks
 for) whose :attr:`~mcnemar.errors.McNemarError.argument` is the argument concerned, so that an
@@ -61,6 +62,7 @@ __all__ = [
     "check_positive",
     "check_probabilities",
     "check_probability",
+    "check_scores",
 ]
 
 #: The largest count of items anything accepts. Up to 2**52 every sum of two cells (the
@@ -325,7 +327,9 @@ def check_probabilities(value: Any, argument: str) -> FloatArray:
     p10 must be a probability between 0 and 1 (or an array of them); got -0.1 (at index [1])
     """
     name = _named(argument)
-    valid = "a probability between 0 and 1 (or an array of them)"
+    valid = "a probability between 0 and 1"
+    if np.ndim(value) if not isinstance(value, str | bytes) else 0:
+        valid += " (or an array of them)"  # said only to whom gave an array
     raw: NDArray[Any] | None = None
     if value is not None and not isinstance(value, bool | np.bool_ | str | bytes):
         try:
@@ -450,3 +454,43 @@ def check_names(
                                argument=argument)
         seen.add(one)
     return out
+
+
+def check_scores(value: Any, argument: str) -> FloatArray:
+    """Per-item scores: finite real numbers, one per item (1-D) or one column per run (2-D),
+    as float64. Booleans are scores too (pass = 1, fail = 0).
+
+    >>> check_scores([0.5, 1, True], "scores_a").tolist()
+    [0.5, 1.0, 1.0]
+    >>> try:
+    ...     check_scores([1.0, float("nan")], "scores_b")
+    ... except McNemarError as err:
+    ...     print(err.argument, "|", str(err)[:44])
+    scores_b | scores_b must be finite numbers, got nan (at
+    """
+    name = _named(argument)
+    if isinstance(value, str | bytes):
+        raise McNemarError(f"{name} must be an array of scores, got the text {value!r}",
+                           argument=argument)
+    try:
+        raw = np.asarray(value)
+    except Exception:
+        raw = np.asarray(None)
+    if raw.dtype == object:
+        try:
+            raw = raw.astype(np.float64)
+        except (TypeError, ValueError):
+            raise McNemarError(f"{name} must hold numbers, got {_describe(value)}",
+                               argument=argument) from None
+    if raw.dtype.kind not in "biuf":
+        raise McNemarError(f"{name} must hold numbers, got {_describe(value)}",
+                           argument=argument)
+    if raw.ndim not in (1, 2) or raw.size == 0:
+        raise McNemarError(f"{name} must be a non-empty 1-D array (one score per item) or a 2-D "
+                           f"array (items x runs); got shape {raw.shape}", argument=argument)
+    arr = raw.astype(np.float64)
+    bad = ~np.isfinite(arr)
+    if bad.any():
+        raise McNemarError(f"{name} must be finite numbers, got {_first(arr, bad)}; drop the "
+                           "items without a score first", argument=argument)
+    return arr

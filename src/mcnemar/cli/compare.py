@@ -213,6 +213,11 @@ internal error.""",
               show_default=True,
               help="Items present in one run only (or without a score): refuse, or drop and "
                    "report how many.")
+@click.option("--analysis", type=click.Choice(vocabulary.names(vocabulary.ANALYSES)),
+              default=None,
+              help="scores: compare the scores themselves (paired t, signed-rank, sign and "
+                   "permutation tests; the default when some score is not 0/1 and no "
+                   "--threshold is given); pass-fail: McNemar's test of pass/fail.")
 @click.option("--threshold", type=float,
               help="Count score >= THRESHOLD as a pass (for scores other than 0/1); the "
                    "number binarised is reported.")
@@ -273,6 +278,7 @@ def compare(
     label_column: str | None,
     prediction_column: str | None,
     on_missing: str,
+    analysis: str | None,
     threshold: float | None,
     reduce: str | None,
     names: str | None,
@@ -295,9 +301,11 @@ def compare(
     RUN_A is the candidate, RUN_B the baseline. Each is a result file: lm-evaluation-harness
     samples_*.jsonl, an Inspect .eval/.json log, an OpenAI evals JSONL log, HELM
     per_instance_stats.json, or a CSV/JSONL/Parquet file with an id and a score column. Items
-    present in one run only, duplicated ids, non-binary scores and repeated samples are
-    errors unless a policy (--on-missing, --threshold, --reduce) is chosen; the report says
-    what each policy did.
+    present in one run only, duplicated ids and repeated samples are errors unless a policy
+    (--on-missing, --reduce) is chosen; the report says what each policy did. Scores other
+    than 0/1 (grades, partial credit, F1) are compared as scores (paired t, signed-rank,
+    sign and permutation tests; epochs on their item means) unless --threshold makes them
+    pass/fail; --analysis chooses one.
     """
     if fail_on == "inferior" and margin is None:
         raise McNemarError("--fail-on inferior needs --margin (e.g. --margin 0.01 for 1 point)")
@@ -342,7 +350,7 @@ def compare(
             cluster_method=cluster_method, alternative=alternative,
             confidence_level=confidence_level, alpha=alpha, adjust=adjust or "holm",
             plot_path=plot_path, fail_on=fail_on, margin=margin, bayes=bayes, fmt=fmt,
-            flips=flips, flips_out=flips_out)
+            flips=flips, flips_out=flips_out, analysis=analysis)
         return
     if fail_on == "worse-any":
         raise McNemarError("--fail-on worse-any applies to --by-task")
@@ -360,7 +368,7 @@ def compare(
         names=split_pair(names, "--names"), cluster_method=cluster_method,
         alternative=alternative, confidence_level=confidence_level, alpha=alpha,
         margin=margin, equivalence=equivalence, margin_method=margin_method,
-        bayes=rope if bayes else None, flips=flips,
+        bayes=rope if bayes else None, flips=flips, analysis=analysis,
         # Runs counted inside the engine keep no items: read them whole to list the flips.
         engine="numpy" if flips is not None or flips_out is not None else "auto")
     gate = report_gate(report, fail_on, alpha)
@@ -433,6 +441,10 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
                            "compare one task at a time (--task NAME without --by-task)")
     if plot_path is not None and Path(plot_path).suffix.lower() not in (".svg", ".png", ".pdf"):
         raise McNemarError(f"--plot {plot_path}: the file must end in .svg, .png or .pdf")
+    if plot_path is not None and not plot_path.lower().endswith(".svg"):
+        from mcnemar import plotting
+
+        plotting._check_path(plot_path)  # a missing matplotlib refused before any work
     ids = list(id_columns)
     read_options = {"id": None if not ids else ids[0] if len(ids) == 1 else ids,
                     "task_column": task_column,

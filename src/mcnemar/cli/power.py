@@ -34,6 +34,7 @@ __all__ = ["power"]
         "  mcnemar power --n 2000 --difference 0.02 --discordance 0.1\n"
         "  mcnemar power --mde --n 500 --discordance 0.12      # what could 500 items detect?\n"
         "  mcnemar power --difference 0 --discordance 0.1 --margin 0.01  # within 1 point?\n"
+        "  mcnemar power --difference 0.5 --sd 2                # scores: the paired t test\n"
         "\nExit status: 0 on success, 2 for bad input (one line on stderr)."
     ),
 )
@@ -62,6 +63,21 @@ __all__ = ["power"]
               help="Plan a non-inferiority test instead: Tango's test that A is not worse than "
                    "B by this margin (0.01 = 1 point), one-sided at --alpha; --method exact "
                    "(exact enumeration) or connor (normal approximation).")
+@click.option("--sd", type=float, default=None,
+              help="Plan the paired t test of scores that are not pass/fail: the standard "
+                   "deviation of the per-item differences A - B (with --difference in score "
+                   "units); or give --sd-a, --sd-b and --correlation.")
+@click.option("--sd-a", "sd_a", type=float, default=None, help="With --sd-b and --correlation: "
+              "the standard deviation of A's scores.")
+@click.option("--sd-b", "sd_b", type=float, default=None, help="The standard deviation of B's "
+              "scores.")
+@click.option("--correlation", type=float, default=None,
+              help="The correlation of A's and B's scores over the items.")
+@click.option("--t-method", "t_method",
+              type=click.Choice(vocabulary.names(vocabulary.SCORE_POWER_METHODS)),
+              default="noncentral-t", show_default=True,
+              help="The paired t test's power: exact (noncentral t) or the normal "
+                   "approximation (both are shown).")
 @click.option("--mde", is_flag=True, default=False,
               help="Minimum detectable difference for --n and --discordance.")
 @FORMAT_OPTION
@@ -77,11 +93,23 @@ def power(
     alternative: str,
     method: str,
     margin: float | None,
+    sd: float | None,
+    sd_a: float | None,
+    sd_b: float | None,
+    correlation: float | None,
+    t_method: str,
     mde: bool,
     fmt: str,
 ) -> None:
-    """Power, sample size or minimum detectable effect of McNemar's test."""
+    """Power, sample size or minimum detectable effect of McNemar's test (or, with --sd, of
+    the paired t test of scores)."""
     from mcnemar import planning
+
+    if any(x is not None for x in (sd, sd_a, sd_b, correlation)):
+        emit(_paired_t(n, p10, p01, difference, discordance, alpha, target, alternative,
+                       margin, mde, sd=sd, sd_a=sd_a, sd_b=sd_b, correlation=correlation,
+                       method=t_method), fmt)
+        return
 
     n_arg: Any = None
     if n:
@@ -123,3 +151,34 @@ def power(
             method=method, margin=margin,
         )
     emit(result, fmt)
+
+
+def _paired_t(n: tuple[int, ...], p10: float | None, p01: float | None,
+              difference: float | None, discordance: float | None, alpha: float,
+              target: float | None, alternative: str, margin: float | None, mde: bool,
+              **spread: Any) -> Any:
+    """``--sd``: the paired t test's power (--n), sample size, or detectable difference."""
+    from mcnemar import planning
+
+    if p10 is not None or p01 is not None or discordance is not None or margin is not None:
+        raise McNemarError("--sd plans the paired t test of scores: give --difference (in score "
+                           "units), not --p10, --p01, --discordance or --margin")
+    if len(n) > 1:
+        raise McNemarError("--sd takes one --n")
+    power = 0.8 if target is None else target
+    if mde:
+        if not n or difference is not None:
+            raise McNemarError("--mde with --sd needs --n and solves for the difference (leave "
+                               "out --difference)")
+        return planning.t_detectable_difference(n[0], power=power, alpha=alpha,
+                                                alternative=alternative, **spread)
+    if difference is None:
+        raise McNemarError("--sd needs --difference: the mean difference A - B to plan for")
+    if n:
+        if target is not None:
+            raise McNemarError("--power is the target for a sample size; with --n the power is "
+                               "what gets computed")
+        return planning.t_power(n[0], difference, alpha=alpha, alternative=alternative,
+                                **spread)
+    return planning.t_sample_size(difference, power=power, alpha=alpha,
+                                  alternative=alternative, **spread)

@@ -16,6 +16,9 @@ Contents
     converts an accuracy difference and a discordance rate into ``(p10, p01)``.
 :class:`PowerResult`, :class:`SampleSizeResult`, :class:`MinimumDetectableEffectResult`
     the frozen result objects (``to_dict()``, ``to_markdown()``, ``str()``).
+:func:`t_power`, :func:`t_sample_size`, :func:`t_detectable_difference`
+    the same three questions for the paired t test of scores that are not pass/fail, exact
+    (noncentral t) beside the normal approximation (:mod:`mcnemar.scores._planning`).
 
 How the exact power is computed
 -------------------------------
@@ -64,6 +67,8 @@ Modules
 
 # The public API, and the private names (leading _) that other modules, the tests and the
 # benchmarks import from here.
+from typing import TYPE_CHECKING
+
 from mcnemar._format import format_points, json_value
 from mcnemar.planning._detectable import minimum_detectable_effect
 from mcnemar.planning._kernel import _binom_sf as _binom_sf
@@ -85,6 +90,14 @@ from mcnemar.planning._validation import _check_open_unit as _check_open_unit
 from mcnemar.planning._validation import _resolve_probabilities as _resolve_probabilities
 from mcnemar.planning._validation import discordant_probabilities
 
+if TYPE_CHECKING:
+    from mcnemar.scores._planning import (
+        TPlan,
+        t_detectable_difference,
+        t_power,
+        t_sample_size,
+    )
+
 _json = json_value
 _points = format_points
 
@@ -92,8 +105,24 @@ __all__ = [
     "MinimumDetectableEffectResult",
     "PowerResult",
     "SampleSizeResult",
+    "TPlan",
     "discordant_probabilities",
     "minimum_detectable_effect",
     "power",
     "sample_size",
+    "t_detectable_difference",
+    "t_power",
+    "t_sample_size",
 ]
+
+#: The planning of the paired t test of scores that are not pass/fail, defined with the rest of
+#: the score analysis (:mod:`mcnemar.scores`) and loaded on first use.
+_PAIRED_T = ("TPlan", "t_detectable_difference", "t_power", "t_sample_size")
+
+
+def __getattr__(name: str) -> object:
+    if name in _PAIRED_T:
+        from mcnemar.scores import _planning
+
+        return getattr(_planning, name)
+    raise AttributeError(f"module 'mcnemar.planning' has no attribute {name!r}")
