@@ -13,15 +13,18 @@ from typing import Any
 
 from mcnemar.errors import InputFileError, McNemarError, option
 
-__all__ = ["read_suite", "read_suite_pair", "splits_into_tasks"]
+__all__ = ["combine_tasks", "read_suite", "read_suite_pair", "splits_into_tasks"]
 
 
-def read_suite(path: str | Path, *, format: str = "auto", model: str | None = None,
+def read_suite(path: Any, *, format: str = "auto", model: str | None = None,
                **options: Any) -> Any:
     """Read a run of a whole suite: one RunResults, or one per task.
 
     * a file, an lm-eval output directory (several tasks in one run) or a HELM run directory:
       :func:`mcnemar.io.read_run`;
+    * an object in memory (an Inspect ``EvalLog``, lm-eval's ``simple_evaluate`` results):
+      :func:`mcnemar.io.read_run`; a list of them (one ``EvalLog`` per task): one run each,
+      as a directory of their logs is read (a RunResults in the list is kept as it is);
     * a directory of Inspect logs (``*.eval``, or ``*.json`` logs): one run per log;
     * a HELM suite directory (``runs/<suite>/``, one sub-directory per run): one run per
       scenario of ``model`` (needed when the suite holds several models).
@@ -34,9 +37,15 @@ def read_suite(path: str | Path, *, format: str = "auto", model: str | None = No
     >>> read_suite(p).records
     1
     """
-    from mcnemar.io import read_run
+    from mcnemar.io import RunResults, read_run
+    from mcnemar.io._objects import is_path
     from mcnemar.io.detect import detect_format
 
+    if isinstance(path, list | tuple):
+        return tuple(x if isinstance(x, RunResults) else read_run(x, format=format, **options)
+                     for x in path)
+    if not is_path(path):
+        return read_run(path, format=format, **options)
     p = Path(path)
     if not p.is_dir():
         return read_run(p, format=format, **options)
@@ -63,12 +72,15 @@ def read_suite(path: str | Path, *, format: str = "auto", model: str | None = No
     return read_run(p, format=format, **options)
 
 
-def splits_into_tasks(path: str | Path) -> bool:
+def splits_into_tasks(path: Any) -> bool:
     """True for a directory that :func:`read_suite` reads as one run per task: a directory of
     Inspect logs, or a HELM suite (run sub-directories, no ``per_instance_stats.json`` of its
-    own)."""
+    own). False for anything that is not a path (objects in memory)."""
+    from mcnemar.io._objects import is_path
     from mcnemar.io.detect import detect_format
 
+    if not is_path(path):
+        return False
     p = Path(path)
     if not p.is_dir() or (p / "per_instance_stats.json").is_file():
         return False
@@ -108,6 +120,72 @@ def read_suite_pair(
         return (read_suite(paths[0], format=format, **sides[0]),
                 read_suite(paths[1], format=format, **sides[1]))
     return None
+
+
+#: Status of a combined run: the least finished of its tasks' statuses.
+_STATUS_ORDER = ("unfinished", "cancelled", "error", "complete")
+
+
+def combine_tasks(side: Any, path: str | Path) -> Any:
+    """One run holding every task of a suite read as one run per task (:func:`read_suite`),
+    as an lm-eval directory of several tasks is one run: each item keyed by ``(task, key)``,
+    the task part named in the identity, so that the two sides are paired within each task
+    and the pooled table is the sum of the per-task tables. A side that is one run already
+    is returned as it is.
+
+    Examples
+    --------
+    >>> from mcnemar.io import RunResults, RunIdentity, TaskIdentity
+    >>> def log(task, keys, scores):
+    ...     ident = RunIdentity(harness="inspect", model="m", tasks=(TaskIdentity(name=task),))
+    ...     return RunResults.from_scores(keys, scores, name="m", identity=ident)
+    >>> run = combine_tasks((log("add", [1, 2], [1, 0]), log("mul", [1], [1])), "logs/")
+    >>> run.keys.tolist(), run.identity.task_names(), run.identity.task_part
+    ([('add', 1), ('add', 2), ('mul', 1)], ['add', 'mul'], 0)
+    """
+    if not isinstance(side, tuple):
+        return side
+    import numpy as np
+
+    from mcnemar.io import RunResults
+    from mcnemar.io.identity import RunIdentity
+
+    runs = [run.load() for run in side]
+    labels = [run.identity.task or Path(run.path).stem for run in runs]
+    if len(set(labels)) < len(labels):
+        repeated = sorted({t for t in labels if labels.count(t) > 1})
+        raise InputFileError(f"the suite holds task(s) {', '.join(map(repr, repeated))} more "
+                             "than once; keep one log per task", path=str(path))
+
+    def column(name: str) -> Any:
+        values = [getattr(run, name) for run in runs]
+        if all(v is None for v in values):
+            return None
+        if any(v is None for v in values):
+            raise InputFileError(f"the suite's logs do not all record {name}", path=str(path))
+        return np.concatenate(values)
+
+    keys = [(label, *(k if isinstance(k, tuple) else (k,)))
+            for label, run in zip(labels, runs, strict=True) for k in run.keys.tolist()]
+    identities = [run.identity for run in runs]
+    statuses = [i.status for i in identities if i.status is not None]
+    models = list(dict.fromkeys(i.model for i in identities if i.model is not None))
+    first = runs[0]
+    identity = RunIdentity(
+        harness=identities[0].harness, model=models[0] if len(models) == 1 else None,
+        tasks=tuple(t for i in identities for t in i.tasks),
+        status=min(statuses, key=_STATUS_ORDER.index) if statuses else None,
+        errored=sum(i.errored for i in identities),
+        ignored=tuple(x for i in identities for x in i.ignored), task_part=0,
+        content_name=identities[0].content_name,
+    )
+    return RunResults.from_scores(
+        keys, column("scores"), epochs=column("epochs"), clusters=column("clusters"),
+        errored=column("errored"), contents=column("contents"), name=first.name,
+        path=str(path), format=first.format, key_names=("task", *first.key_names),
+        score_name=first.score_name, sample_name=first.sample_name,
+        cluster_name=first.cluster_name, metadata={"tasks": labels}, identity=identity,
+    )
 
 
 def _is_inspect(path: Path, detect: Any) -> bool:

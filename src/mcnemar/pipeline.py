@@ -131,19 +131,32 @@ def read_runs(
         if len(paths) != 1:
             raise McNemarError(f"{option('run_column')} reads two runs from one long file; got "
                                f"{len(paths)} files")
-        fmt = detect_format(paths[0]) if format == "auto" else format
+        from mcnemar.io._dispatch import format_of
+        from mcnemar.io._objects import describe, is_path
+
+        fmt = format_of(paths[0], format)
+        where = paths[0] if is_path(paths[0]) else describe(paths[0])
         if not spec(fmt).long:
-            raise McNemarError(f"{option('run_column')} applies to CSV, JSONL or Parquet files; "
-                               f"{paths[0]} is {fmt}")
+            raise McNemarError(f"{option('run_column')} applies to CSV, JSONL or Parquet files "
+                               f"and data frames; {where} is {fmt}")
         # A long file's reader gets the options it takes; the others belong to harness logs.
         long_options = spec(fmt).given({k: v for k, v in given.items() if k != "run"})
         found = read_long(paths[0], format=fmt, run_column=run_column,
                           runs=list(runs) if runs else None, **long_options)
         if len(found) != 2:
             held = ", ".join(r.name for r in found)
-            raise McNemarError(f"{paths[0]}: column {run_column!r} holds {len(found)} runs "
+            raise McNemarError(f"{where}: column {run_column!r} holds {len(found)} runs "
                                f"({held}); choose two with {option('runs', 'A,B')}")
         return found[0], found[1]
+    from mcnemar._tasks_read import combine_tasks, read_suite_pair, splits_into_tasks
+
+    # Suites of one run per task (a directory of Inspect logs, a HELM suite with --runs) are
+    # one run per side holding every task, as an lm-eval directory is.
+    suites = read_suite_pair(paths, runs=runs, format=format, options_a=options_a,
+                             options_b=options_b, **given)
+    if suites is not None:
+        return (combine_tasks(suites[0], paths[0]),
+                combine_tasks(suites[1], paths[-1]))
     if runs is not None:
         fmt = detect_format(paths[0]) if len(paths) == 1 and format == "auto" else format
         if len(paths) != 1 or fmt == "auto" or not spec(fmt).several_runs:
@@ -156,7 +169,11 @@ def read_runs(
         read = [read_run(paths[0], format=fmt, run=pair[i], **sides[i]) for i in (0, 1)]
         return read[0], read[1]
     if len(paths) != 2:
-        raise McNemarError(f"a comparison takes two run files (A, B); got {len(paths)}")
+        hint = ""
+        if len(paths) == 1 and splits_into_tasks(paths[0]):
+            hint = (f"; {paths[0]} is a suite of several runs: name the two to compare with "
+                    f"{option('runs', 'A,B')}")
+        raise McNemarError(f"a comparison takes two run files (A, B); got {len(paths)}{hint}")
     sides = [{**given, **(extra or {})} for extra in (options_a, options_b)]
     return read_pair(paths[0], paths[1], format=format, options_a=sides[0], options_b=sides[1])
 
@@ -207,9 +224,30 @@ def pair_many(
     _, correct = align_many(runs, **align_options)
     names = [str(run.name) if run.name else Path(path).stem
              for path, run in zip(paths, runs, strict=True)]
-    names = [f"{name} ({paths[i]})" if names.count(name) > 1 else name
-             for i, name in enumerate(names)]
-    return names, correct
+    return _told_apart(names, [Path(p) for p in paths]), correct
+
+
+def _told_apart(names: list[str], paths: list[Path]) -> list[str]:
+    """``names``, each that repeats followed by the shortest end of its path that tells it
+    from the others of that name (``model (a/log.eval)``), not the whole path.
+
+    >>> _told_apart(["m", "m", "x"], [Path("/r/a/log.eval"), Path("/r/b/log.eval"), Path("x")])
+    ['m (a/log.eval)', 'm (b/log.eval)', 'x']
+    """
+    out = list(names)
+    for name in set(names):
+        same = [i for i, n in enumerate(names) if n == name]
+        if len(same) < 2:
+            continue
+        depth = 1
+        while depth < max(len(paths[i].parts) for i in same):
+            ends = [Path(*paths[i].parts[-depth:]) for i in same]
+            if len(set(ends)) == len(ends):
+                break
+            depth += 1
+        for i in same:
+            out[i] = f"{name} ({Path(*paths[i].parts[-depth:])})"
+    return out
 
 
 def display_names(
@@ -288,7 +326,7 @@ PAIRING_OPTIONS = ("on_missing", "threshold", "reduce", "engine", "allow_differe
 
 @overload
 def compare_runs(
-    run_a: RunResults, run_b: RunResults, *, names: Sequence[str] | None = ...,
+    run_a: Any, run_b: Any, *, names: Sequence[str] | None = ...,
     cluster_method: str = ..., progress: bool | None = ..., by_task: Literal[False] = ...,
     **options: Any,
 ) -> Report: ...
@@ -309,14 +347,18 @@ def compare_runs(
     cluster_method: str = "obuchowski",
     progress: bool | None = None,
     by_task: bool = False,
+    analysis: str | None = None,
     **options: Any,
 ) -> Report | TaskComparison:
     """Pair two runs and analyse them: :func:`pair_runs` then :func:`analyze_alignment`.
 
     Parameters
     ----------
-    run_a, run_b : RunResults
-        The candidate (A) and the baseline (B), e.g. from :func:`read_runs`.
+    run_a, run_b : RunResults, or what :func:`mcnemar.io.read_run` reads
+        The candidate (A) and the baseline (B), e.g. from :func:`read_runs`; or the harness's
+        own objects in memory (an Inspect ``EvalLog``, lm-eval's ``simple_evaluate`` results,
+        a data frame), read with :func:`mcnemar.io.read_pair` and no reader options (read
+        them with :func:`mcnemar.io.read_run` for a scorer, filter...).
     names, cluster_method
         As for :func:`analyze_alignment`.
     progress : bool, optional
@@ -331,7 +373,14 @@ def compare_runs(
         Compare task by task instead (:func:`mcnemar.tasks.compare_tasks`, which takes
         ``adjust``, ``task``, ``task_column`` and ``headline`` besides the pairing's and the
         tests' keywords): the runs may then also be sequences of runs, one per task
-        (:func:`mcnemar.tasks.read_suite_pair`).
+        (:func:`mcnemar.tasks.read_suite_pair`), or lists of the harness's objects, one per
+        task (a list of Inspect ``EvalLog``, as a directory of logs is read).
+    analysis : {None, "scores", "pass-fail"}
+        ``"scores"``: the paired comparison of the scores themselves
+        (:func:`mcnemar.scores.compare_scores`, per task
+        :func:`mcnemar.scores.compare_score_tasks`); ``"pass-fail"``: McNemar's analysis of
+        pass/fail. ``None`` chooses the scores when some score is not 0/1 and no ``threshold``
+        turns them into pass/fail.
 
     Returns
     -------
@@ -340,6 +389,13 @@ def compare_runs(
         come in clusters, the clustered analysis as the recommended one; with ``by_task``
         the per-task result.
     """
+    run_a, run_b = _as_runs(run_a, run_b, by_task=by_task)
+    if _analysis(run_a, run_b, analysis, options.get("threshold")) == "scores":
+        from mcnemar.scores import compare_score_tasks, compare_scores
+
+        if by_task:
+            return compare_score_tasks(run_a, run_b, names=names, **options)  # type: ignore[return-value]
+        return compare_scores(run_a, run_b, names=names, **options)  # type: ignore[return-value]
     if by_task:
         from mcnemar.tasks import compare_tasks
 
@@ -356,3 +412,50 @@ def compare_runs(
     pairing = {k: options.pop(k) for k in PAIRING_OPTIONS if k in options}
     alignment = pair_runs(run_a, run_b, progress=progress, **pairing)
     return analyze_alignment(alignment, names=names, cluster_method=cluster_method, **options)
+
+
+def _as_runs(run_a: Any, run_b: Any, *, by_task: bool) -> tuple[Any, Any]:
+    """The two sides of :func:`compare_runs` as runs: RunResults (or, by task, sequences of
+    them) as they are, anything else read as :func:`mcnemar.io.read_run` reads it (objects in
+    memory; by task, a list of them is one run per task, as :func:`mcnemar.tasks.read_suite`
+    reads a directory of logs)."""
+    from mcnemar.io import RunResults, read_pair
+
+    def unread(side: Any) -> bool:
+        if isinstance(side, RunResults):
+            return False
+        return not (by_task and isinstance(side, Sequence) and not isinstance(side, str)
+                    and all(isinstance(r, RunResults) for r in side))
+
+    if not (unread(run_a) or unread(run_b)):
+        return run_a, run_b
+    from mcnemar._tasks_read import combine_tasks, read_suite
+
+    if by_task:
+        return (read_suite(run_a) if unread(run_a) else run_a,
+                read_suite(run_b) if unread(run_b) else run_b)
+    from mcnemar.io._objects import describe
+
+    # A list of runs (one per task) is one run holding every task, as a directory of logs is.
+    sides = [combine_tasks(read_suite(side), describe(side))
+             if isinstance(side, list | tuple) else side for side in (run_a, run_b)]
+    return read_pair(sides[0], sides[1])
+
+
+def _analysis(run_a: Any, run_b: Any, analysis: str | None, threshold: Any) -> str:
+    """The analysis to run: the one asked for, else the scores' when some score is not 0/1
+    and no threshold turns them into pass/fail (runs counted inside an engine stay pass/fail)."""
+    from mcnemar import vocabulary
+    from mcnemar.validation import check_choice
+
+    if analysis is not None:
+        chosen = check_choice(analysis, "analysis", vocabulary.ANALYSES)
+        if chosen == "scores" and threshold is not None:
+            raise McNemarError(f"{option('threshold')} turns the scores into pass/fail; it does "
+                               f"not go with {option('analysis', 'scores')}")
+        return chosen
+    if threshold is not None:
+        return "pass-fail"
+    from mcnemar.scores import graded
+
+    return "scores" if graded(run_a) or graded(run_b) else "pass-fail"

@@ -15,8 +15,10 @@ helper                     fails when
                            the headline overall)
 =========================  ===================================================================
 
-The runs are paths (read as ``mcnemar compare`` reads them) or :class:`~mcnemar.io.RunResults`;
-the comparison is :func:`mcnemar.pipeline.compare_runs`, the one the command line runs.
+The runs are paths (read as ``mcnemar compare`` reads them), the harness's own objects in
+memory (an Inspect ``EvalLog``, lm-eval's ``simple_evaluate`` results, a data frame; read as
+their files are, see :func:`mcnemar.io.read_run`) or :class:`~mcnemar.io.RunResults`; the
+comparison is :func:`mcnemar.pipeline.compare_runs`, the one the command line runs.
 
 Examples
 --------
@@ -35,7 +37,6 @@ old is significantly worse than new (p = 1.907e-06 < alpha = 0.05).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from mcnemar._format import clean_name, format_pvalue
@@ -52,11 +53,18 @@ _COMPARE_KEYS = ("on_missing", "threshold", "reduce", "engine", "allow_different
 
 
 def _read(run_a: Any, run_b: Any, by_task: bool, options: dict[str, Any]) -> tuple[Any, Any]:
-    """The two sides: RunResults as they are, paths read as ``mcnemar compare`` reads them."""
+    """The two sides: RunResults as they are, paths (and objects in memory) read as
+    ``mcnemar compare`` reads them; a list of objects is one run per task."""
+    from mcnemar._tasks_read import read_suite
     from mcnemar.io import RunResults, read_run
+    from mcnemar.io._objects import is_path
+    from mcnemar.io._registry import object_spec
     from mcnemar.pipeline import read_runs
 
-    paths = [x for x in (run_a, run_b) if isinstance(x, str | Path)]
+    def readable(x: Any) -> bool:
+        return is_path(x) or object_spec(x) is not None
+
+    paths = [x for x in (run_a, run_b) if readable(x)]
     if len(paths) == 2:
         if by_task:
             from mcnemar.tasks import read_suite_pair
@@ -67,12 +75,18 @@ def _read(run_a: Any, run_b: Any, by_task: bool, options: dict[str, Any]) -> tup
         return read_runs(paths, **options)
     sides: list[Any] = []
     for run in (run_a, run_b):
-        if isinstance(run, str | Path):
+        if readable(run):
             sides.append(read_run(run, **options))
-        elif isinstance(run, RunResults) or (by_task and isinstance(run, Sequence)):
+        elif isinstance(run, RunResults) or (
+                by_task and isinstance(run, Sequence) and not isinstance(run, str)
+                and all(isinstance(r, RunResults) for r in run)):
             sides.append(run)
+        elif isinstance(run, list | tuple):
+            sides.append(read_suite(run, **options))
         else:
-            raise McNemarError(f"a run is a path or a RunResults; got {type(run).__name__}",
+            raise McNemarError(f"a run is a path, a RunResults or a harness's object in memory "
+                               f"(an Inspect EvalLog, lm-eval results, a data frame); got "
+                               f"{type(run).__name__}",
                                argument="run_a" if run is run_a else "run_b")
     return sides[0], sides[1]
 

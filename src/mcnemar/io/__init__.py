@@ -6,7 +6,9 @@ module                     holds
 :mod:`~mcnemar.io._run`     :class:`RunResults`, the neutral per-record data of one run
 :mod:`._registry`          the reader registry: every format, its reader, sniffer and options;
                            :func:`register` and :class:`ReaderSpec` add a format, and installed
-                           packages add theirs through the entry-point group ``mcnemar.readers``
+                           packages add theirs through the entry-point group ``mcnemar.readers``;
+                           an :class:`ObjectReader` reads the tool's objects held in memory
+:mod:`._objects`           what an object in memory is (``EvalLog``, lm-eval results, frames)
 :mod:`.detect`             :func:`detect_format` (from content) and :data:`FORMATS`
 :mod:`.generic`            CSV / TSV, JSON Lines and Parquet, one file per run or long
 :mod:`.lmeval`             lm-evaluation-harness ``samples_<task>_<date>.jsonl``
@@ -41,7 +43,7 @@ the same object):
 from __future__ import annotations
 
 from mcnemar.io._dispatch import read_pair, read_run
-from mcnemar.io._registry import ReaderSpec, formats, register, unregister
+from mcnemar.io._registry import ObjectReader, ReaderSpec, formats, register, unregister
 from mcnemar.io._run import RunResults, score_to_float
 from mcnemar.io._sniff import CONTENT, EXTENSION, FALLBACK, GENERIC, MAGIC, NAME, Probe
 from mcnemar.io.align import Alignment, AlignmentSummary, RunSummary, align, align_many
@@ -60,6 +62,7 @@ __all__ = [
     "NAME",
     "Alignment",
     "AlignmentSummary",
+    "ObjectReader",
     "Probe",
     "ReaderSpec",
     "RunIdentity",

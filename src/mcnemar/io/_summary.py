@@ -131,6 +131,8 @@ class RunSummary:
             "errored_counted": self.errored_counted, "errored_failed": self.errored_failed,
             "errored_dropped": self.errored_dropped,
             "ignored": list(ident.ignored),
+            # Task, scorer and status in the words of the text report (a page shows them).
+            "description": self.describe(),
         }
 
     def describe(self) -> str:

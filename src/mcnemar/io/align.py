@@ -180,7 +180,7 @@ class _Items:
 
 
 def _items(run: RunResults, threshold: float | None, reduce: str | None,
-           problems: list[str]) -> _Items:
+           problems: list[str], keep: bool = False) -> _Items:
     if run.keys is None or run.scores is None:
         raise McNemarError(f"run {run.name!r} is deferred; call .load() first")
     keys, scores, epochs = run.keys, np.asarray(run.scores, dtype=np.float64), run.epochs
@@ -209,14 +209,16 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
                 problems.append(
                     f"{where}: {_verb(len(bad), 'item repeats', 'items repeat')} the same "
                     f"{run.sample_name or 'sample'} "
-                    f"(e.g. {_show(uniq[bad], len(bad))}); each item and sample may appear once"
+                    f"(e.g. the items with ids {_show(uniq[bad], len(bad))}); each item and "
+                    "sample may appear once"
                 )
             elif reduce is None:
                 n_multi = int(multi.sum())
                 problems.append(
                     f"{where}: {_verb(n_multi, 'item has', 'items have')} several samples "
-                    f"({run.sample_name or 'sample'}, up to {summary['max_samples']} per item, "
-                    f"e.g. {_show(uniq[multi], n_multi)}); they are not independent items: "
+                    f"({run.sample_name or 'sample'}, up to {summary['max_samples']} per item; "
+                    f"e.g. the items with ids {_show(uniq[multi], n_multi)}); they are not "
+                    "independent items: "
                     f"choose {REDUCE_HINT} or a clustered analysis"
                 )
     rank = epochs if epochs is not None else np.arange(len(keys))
@@ -229,9 +231,9 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
             value = np.where(total > 0, sums / np.maximum(total, 1), np.nan)
         summary["reduced"] = int(multi.sum())
         raw = value
-        value = _binarise(value, threshold, where, "item means", problems, summary)
+        value = _binarise(value, threshold, where, "item means", problems, summary, keep)
     else:
-        record_value = _binarise(scores, threshold, where, "scores", problems, summary)
+        record_value = _binarise(scores, threshold, where, "scores", problems, summary, keep)
         if multi.any() and reduce == "majority":
             present = ~np.isnan(record_value)
             total = np.bincount(codes, weights=present, minlength=m)
@@ -265,11 +267,11 @@ def _items(run: RunResults, threshold: float | None, reduce: str | None,
 
 
 def _binarise(values: np.ndarray, threshold: float | None, where: str, what: str,
-              problems: list[str], summary: dict[str, int]) -> np.ndarray:
+              problems: list[str], summary: dict[str, int], keep: bool = False) -> np.ndarray:
     present = ~np.isnan(values)
     nonbinary = present & (values != 0) & (values != 1)
     if threshold is None:
-        if nonbinary.any():
+        if nonbinary.any() and not keep:
             n = int(nonbinary.sum())
             examples = ", ".join(f"{v:g}" for v in np.unique(values[nonbinary])[:SHOW])
             problems.append(
@@ -295,6 +297,7 @@ def align(
     engine: str = "auto",
     allow_different_tasks: bool = False,
     allow_different_scorers: bool = False,
+    keep_scores: bool = False,
 ) -> Alignment:
     """Pair two runs by item key and count the paired 2x2 table.
 
@@ -330,6 +333,12 @@ def align(
     allow_different_scorers : bool, default False
         Pair runs scored by different scorers, metrics or filters (e.g. to compare two
         scorers on the same outputs); the report's warnings say so.
+    keep_scores : bool, default False
+        Pair scores that are not 0/1 as they are, for the paired comparison of scores
+        (:func:`mcnemar.scores.analyze_scores`): none is refused for not being 0/1, and the
+        paired scores (or item means) are ``scores_a`` and ``scores_b``. Without
+        ``threshold`` the table then counts a score of 1 or more as a pass. The runs are
+        paired in numpy (the per-item scores are needed).
 
     Returns
     -------
@@ -366,6 +375,8 @@ def align(
         run_a, run_b = _samples_as_clustered_items(run_a), _samples_as_clustered_items(run_b)
         reduce = None
         engine = "numpy"
+    if keep_scores:
+        engine = "numpy"
     both_deferred = run_a.deferred and run_b.deferred
     if engine == "duckdb" or (engine == "auto" and both_deferred):
         from mcnemar.io._frames import count_in_duckdb
@@ -382,8 +393,8 @@ def align(
     run_a, run_b = run_a.load(), run_b.load()
     run_a, run_b = _harmonize(run_a, run_b, check)
     problems: list[str] = []
-    items_a = _items(run_a, threshold, reduce, problems)
-    items_b = _items(run_b, threshold, reduce, problems)
+    items_a = _items(run_a, threshold, reduce, problems, keep=keep_scores)
+    items_b = _items(run_b, threshold, reduce, problems, keep=keep_scores)
     pos = lookup(items_a.keys, items_b.keys)  # B's items in A
     found = pos >= 0
     in_b = np.zeros(len(items_a.keys), dtype=bool)
@@ -433,8 +444,13 @@ def align(
         raise AlignmentError(no_common_items(run_a, run_b, items_a.keys, items_b.keys))
     content_field, checked, differ = _check_content(run_a, run_b, items_a, items_b, ia, ib,
                                                     allow_different_tasks)
-    ca = items_a.value[ia].astype(np.int8)
-    cb = items_b.value[ib].astype(np.int8)
+    if keep_scores and threshold is None:
+        # Scores kept as they are (for mcnemar.scores): the table counts 1 or more as a pass.
+        ca = (items_a.value[ia] >= 1).astype(np.int8)
+        cb = (items_b.value[ib] >= 1).astype(np.int8)
+    else:
+        ca = items_a.value[ia].astype(np.int8)
+        cb = items_b.value[ib].astype(np.int8)
     counts = _counts(ca, cb)
     clusters = _clusters(items_a, items_b, ia, ib, run_a, run_b)
     strata = _strata(run_a, items_a.keys[ia], ca, cb) if check.strata else None

@@ -1,4 +1,4 @@
-"""Generic per-item result files: CSV (or TSV), JSON Lines and Parquet.
+"""Generic per-item result files: CSV (or TSV), JSON Lines and Parquet; and data frames.
 
 One record per item (or per item and sample), with an id column and a score column; either
 one file per run, or one *long* file holding several runs told apart by a run column
@@ -10,6 +10,10 @@ CSV/JSONL files of more than about 200,000 lines are handed to DuckDB as a defer
 Ids are compared as text (``12`` in a JSONL file equals ``"12"`` in a CSV file). Scores may be
 numbers, booleans or the words true/false, yes/no, pass/fail (any case); an empty cell is a
 missing score.
+
+A pandas, polars or pyarrow data frame held in memory (:func:`read_frame`) is read as the file
+it would be written to: its rows go through the same column choice and the same per-record
+code as a CSV or JSONL file's (a struct column is a nested object).
 
 Fields inside nested JSON objects and Parquet struct columns are named by dotted paths
 (``id="doc.id"``, ``score="metric.acc"``) for the id, score, run, task, sample and cluster, on
@@ -51,7 +55,8 @@ from mcnemar.io._run import (
     short_repr,
 )
 
-__all__ = ["ID_COLUMNS", "SCORE_COLUMNS", "read_generic", "read_long", "shared_keys"]
+__all__ = ["ID_COLUMNS", "SCORE_COLUMNS", "read_frame", "read_generic", "read_long",
+           "shared_keys"]
 
 #: Column names tried, in order, when ``id`` is not given.
 ID_COLUMNS = ("id", "item_id", "item", "question_id", "sample_id", "doc_id", "example_id",
@@ -77,7 +82,7 @@ def _columns_list(value: str | Sequence[str] | None) -> list[str] | None:
 
 def _pick(
     columns: Sequence[str], wanted: list[str] | None, candidates: Sequence[str], what: str,
-    argument: str, path: Path, nested: bool = True,
+    argument: str, path: str | Path, nested: bool = True,
 ) -> list[str]:
     if wanted is not None:
         found = set(columns) | {w for w in wanted if nested and has_field(columns, w)}
@@ -106,7 +111,7 @@ def _pick(
 
 
 def _choose_columns(
-    columns: Sequence[str], path: Path, ids: list[str] | None, score: str | None,
+    columns: Sequence[str], path: str | Path, ids: list[str] | None, score: str | None,
     run_column: str | None, sample: str | None, cluster: str | None,
     task_column: str | None = None, nested: bool = True,
 ) -> tuple[list[str], str]:
@@ -270,7 +275,13 @@ def read_long(
     >>> _ = p.write_text("model,id,score\\nx,q1,1\\ny,q1,0\\n")
     >>> [r.name for r in read_long(p, format="csv", run_column="model")]
     ['x', 'y']
+
+    A data frame in memory (:func:`read_frame`) is a long file too.
     """
+    from mcnemar.io._objects import is_path
+
+    if not is_path(path):
+        return _read_long_frame(path, run_column, runs, options)
     p = Path(path)
     values = _run_values(p, _kind(p, format), run_column, options.get("engine", "auto"))
     if runs is None:
@@ -281,6 +292,98 @@ def read_long(
     return [
         read_generic(p, format=format, run_column=run_column, run=r, **options) for r in runs
     ]
+
+
+def read_frame(
+    frame: Any,
+    *,
+    id: str | Sequence[str] | None = None,
+    score: str | None = None,
+    run_column: str | None = None,
+    run: str | None = None,
+    sample: str | None = None,
+    cluster: str | None = None,
+    task_column: str | None = None,
+    name: str | None = None,
+    engine: str = "auto",
+    progress: bool | None = None,
+) -> RunResults:
+    """Read one run from a data frame held in memory, as the CSV file it would be written to.
+
+    The columns are chosen as in a file (:func:`read_generic`: the ``id`` and ``score``
+    columns, or the first of :data:`ID_COLUMNS` and :data:`SCORE_COLUMNS` present; a dotted
+    path reaches into a struct column) and every row goes through the same per-record code,
+    so a frame and the file written from it give the same run, the same checks and the same
+    messages (a row is named by its number, from 1). Only the columns named are read. The
+    run's ``format`` is ``"frame"`` and its ``path`` names the frame (``<pandas DataFrame>``).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        pandas, polars (a ``LazyFrame`` is collected) or pyarrow: one row per item (or per
+        item and sample). An id held in a pandas index is a column after ``reset_index()``.
+    id, score, run_column, run, sample, cluster, task_column, name
+        As for :func:`read_generic`.
+    engine : {"auto", "python"}
+        A frame is read where it is held; to count two frames inside their own engine
+        instead, use :func:`mcnemar.io.frames.table_from_frames`.
+    progress : bool, optional
+        Ignored: nothing is parsed.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = read_frame(pd.DataFrame({"id": ["q1", "q2"], "correct": [True, False]}))
+    >>> run.keys.tolist(), run.scores.tolist(), run.format, run.path
+    (['q1', 'q2'], [1.0, 0.0], 'frame', '<pandas DataFrame>')
+    """
+    from mcnemar.io._frames import _as_narwhals, _collect
+    from mcnemar.io._objects import describe
+
+    label = describe(frame)
+    if engine not in ("auto", "python"):
+        raise McNemarError(f"engine={engine!r} does not apply to a frame in memory, which is read "
+                           "where it is held (use 'auto' or 'python'); to count two frames "
+                           "inside their engine, use mcnemar.io.frames.table_from_frames")
+    if (run_column is None) != (run is None):
+        raise McNemarError(
+            "run_column and run go together: run_column names the column, run the value to keep "
+            f"(got run_column={run_column!r}, run={run!r})"
+        )
+    native = _collect(_as_narwhals(frame, label))
+    columns = [str(c) for c in native.columns]
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if repeated:
+        raise InputFileError(f"the frame repeats the column name(s) "
+                             f"{', '.join(map(repr, repeated))}; which one was meant cannot be "
+                             "known", path=label)
+    id_cols, score_col = _choose_columns(columns, label, _columns_list(id), score, run_column,
+                                         sample, cluster, task_column)
+    fields = [*id_cols, score_col] + [c for c in (run_column, sample, cluster) if c]
+    wanted = list(dict.fromkeys(_split(f, columns)[0] for f in fields))
+    rows = list(enumerate(native.select(wanted).iter_rows(named=True), start=1))
+    display = name or (str(run) if run is not None else label)
+    return _from_rows(label, "frame", columns, rows, id_cols, score_col, run_column, run,
+                      sample, cluster, display)
+
+
+def _read_long_frame(frame: Any, run_column: str, runs: Sequence[str] | None,
+                     options: dict[str, Any]) -> list[RunResults]:
+    """:func:`read_long` of a data frame: its run values as text, as a file's are."""
+    from mcnemar.io._frames import _as_narwhals, _collect
+    from mcnemar.io._objects import describe
+
+    label = describe(frame)
+    native = _collect(_as_narwhals(frame, label))
+    _pick([str(c) for c in native.columns], [run_column], (), "run", "run", label)
+    values = {_text(v) for v in native.get_column(run_column).to_list()
+              if v is not None and v != ""}
+    if runs is None:
+        runs = sorted(values)
+    else:
+        require_known(runs, sorted(values), path=label, message=lambda unknown, known:
+                      f"run(s) {unknown} not found in column {run_column!r}; the runs are {known}")
+    return [read_frame(frame, run_column=run_column, run=r, **options) for r in runs]
 
 
 def _run_values(p: Path, kind: str, run_column: str, engine: str) -> set[str]:
@@ -437,7 +540,7 @@ def _text(value: Any) -> str:
 
 
 def _from_rows(
-    p: Path, kind: str, columns: list[str], rows: list[tuple[int, dict[str, Any]]],
+    p: str | Path, kind: str, columns: list[str], rows: list[tuple[int, dict[str, Any]]],
     ids: list[str] | None, score: str | None, run_column: str | None, run: str | None,
     sample: str | None, cluster: str | None, display: str, task_column: str | None = None,
 ) -> RunResults:
@@ -488,7 +591,7 @@ def _from_rows(
     )
 
 
-def _sample_value(value: Any, p: Path, line: int, column: str) -> int:
+def _sample_value(value: Any, p: str | Path, line: int, column: str) -> int:
     try:
         if isinstance(value, bool):
             raise ValueError

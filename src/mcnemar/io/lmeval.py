@@ -15,6 +15,11 @@ read (older re-runs are reported as ignored), ``task=`` selects tasks, and align
 items within each task (tasks are strata of independent items; the pooled table is the sum of
 the per-task tables).
 
+The result of ``lm_eval.simple_evaluate(..., log_samples=True)`` held in memory
+(:func:`read_lmeval_results`) is read as the directory it would be written to: its
+``samples`` map each task to the records its ``samples_<task>_<date>.jsonl`` file holds, read
+by the same per-record code, and its ``config`` names the model.
+
 File layout and fields: lm-evaluation-harness ``lm_eval/loggers/evaluation_tracker.py`` and
 ``lm_eval/evaluator.py`` (EleutherAI).
 """
@@ -23,7 +28,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +47,7 @@ from mcnemar.io._run import (
 )
 from mcnemar.io.identity import RunIdentity, TaskIdentity
 
-__all__ = ["read_lmeval"]
+__all__ = ["read_lmeval", "read_lmeval_results"]
 
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<date>\d{4}-\d{2}-\d{2}T[0-9.\-]+)\.jsonl$")
 
@@ -87,22 +93,37 @@ def _model_name(sample_file: Path) -> str | None:
             data = parse_json(results.read_bytes(), what=results.name, path=str(results))
         except (OSError, json.JSONDecodeError, UnicodeDecodeError):
             continue
-        if not isinstance(data, dict):
-            continue
-        name = data.get("model_name")
-        if isinstance(name, str) and name:
+        name = _model_of(data)
+        if name is not None:
             return name
-        config = data.get("config")
-        if isinstance(config, dict):
-            args = config.get("model_args")
-            if isinstance(args, str):
-                for part in args.split(","):
-                    key, _, value = part.partition("=")
-                    if key.strip() in ("pretrained", "model") and value:
-                        return value.strip()
-            model = config.get("model")
-            if isinstance(model, str) and model:
-                return model
+    return None
+
+
+def _model_of(data: Any) -> str | None:
+    """The model a results document names: ``model_name`` (written by lm-eval's tracker),
+    else the ``pretrained=``/``model=`` of ``config.model_args`` (text or a dict), else
+    ``config.model`` (the model type, e.g. ``hf``)."""
+    if not isinstance(data, Mapping):
+        return None
+    name = data.get("model_name")
+    if isinstance(name, str) and name:
+        return name
+    config = data.get("config")
+    if isinstance(config, Mapping):
+        args = config.get("model_args")
+        if isinstance(args, str):
+            for part in args.split(","):
+                key, _, value = part.partition("=")
+                if key.strip() in ("pretrained", "model") and value:
+                    return value.strip()
+        if isinstance(args, Mapping):
+            for key in ("pretrained", "model"):
+                named = args.get(key)
+                if isinstance(named, str) and named:
+                    return named
+        model = config.get("model")
+        if isinstance(model, str) and model:
+            return model
     return None
 
 
@@ -158,8 +179,7 @@ def read_lmeval(
     """
     p = Path(path)
     wanted = wanted_tasks(task)
-    # (label used in the item key, task name as recorded or None, file)
-    chosen: list[tuple[str, str | None, Path]] = []
+    chosen: list[_Task] = []
     ignored: list[str] = []
     if p.is_dir():
         newest, older = _sample_files(p)
@@ -170,7 +190,7 @@ def read_lmeval(
         else:
             selected = list(newest)
         for t in selected:
-            chosen.append((t, t, newest[t]))
+            chosen.append(_file_task(t, t, newest[t], progress))
             ignored.extend(older.get(t, []))
     else:
         label, date = _task_and_date(p)
@@ -191,27 +211,128 @@ def read_lmeval(
                         path=str(p),
                     )
                 label = recorded = wanted[0]
-        chosen.append((label, recorded, p))
+        chosen.append(_file_task(label, recorded, p, progress))
+    model = _model_name(Path(chosen[0].file or p))
+    return _run(chosen, source=str(p), model=model, ignored=ignored, score=score,
+                filter=filter, cluster=cluster, name=name or model or p.name)
+
+
+def read_lmeval_results(
+    results: Mapping[str, Any],
+    *,
+    score: str | None = None,
+    filter: str | None = None,
+    task: str | Sequence[str] | None = None,
+    cluster: str | None = None,
+    name: str | None = None,
+    progress: bool | None = None,
+) -> RunResults:
+    """Read the result of ``lm_eval.simple_evaluate(..., log_samples=True)`` held in memory.
+
+    Read as the output directory it would be written to (:func:`read_lmeval`): each task of
+    ``results["samples"]`` is the list of records its ``samples_<task>_<date>.jsonl`` file
+    holds, read by the same per-record code (the same metric, filter, ``doc_hash`` and
+    cluster rules, the tasks in the order of their names; the run's path is
+    ``<lm-eval results>``); the model is the
+    ``pretrained=``/``model=`` of ``results["config"]["model_args"]``, else
+    ``config["model"]`` (``model_name`` first, for a dict that has one). The records are not
+    changed.
+
+    Parameters
+    ----------
+    results : dict
+        ``simple_evaluate``'s return value (``samples`` and ``config``; the aggregate
+        ``results`` are not read), or a dict of that shape.
+    score, filter, task, cluster, name
+        As for :func:`read_lmeval` (``task`` chooses tasks among the keys of ``samples``).
+    progress : bool, optional
+        Ignored: nothing is parsed.
+
+    Examples
+    --------
+    >>> out = {"config": {"model": "hf", "model_args": "pretrained=org/m,dtype=float16"},
+    ...        "samples": {"arc_easy": [{"doc_id": 0, "filter": "none", "metrics": ["acc"],
+    ...                                  "acc": 1.0}]}}
+    >>> run = read_lmeval_results(out)
+    >>> run.keys.tolist(), run.name, run.identity.task
+    ([('arc_easy', 0, 'none')], 'org/m', 'arc_easy')
+    """
+    source = "<lm-eval results>"
+    samples = results.get("samples") if isinstance(results, Mapping) else None
+    if not isinstance(samples, Mapping) or not samples:
+        raise InputFileError(
+            "no per-sample records: the results hold no 'samples' mapping of tasks (run "
+            "simple_evaluate with log_samples=True)",
+            path=source,
+        )
+    named = {str(t): records for t, records in samples.items()}
+    wanted = wanted_tasks(task)
+    if wanted is not None:
+        require_known(wanted, named, path=source, message=lambda unknown, known:
+                      f"task(s) {unknown} not in the results' samples; their tasks are {known}")
+    chosen = [_memory_task(t, named[t], source)
+              for t in (wanted if wanted is not None else sorted(named))]
+    model = _model_of(results)
+    return _run(chosen, source=source, model=model, ignored=[], score=score, filter=filter,
+                cluster=cluster, name=name or model or source)
+
+
+@dataclass(frozen=True, slots=True)
+class _Task:
+    """One task's records to read, and where they are (for messages)."""
+
+    #: The task part of the item keys.
+    label: str
+    #: The task as recorded (None: a renamed file, which does not record it).
+    recorded: str | None
+    #: ``(number, record)`` pairs.
+    records: Callable[[], Iterable[tuple[int, Any]]]
+    #: ``path=`` and ``line=`` of an error at a record (``None``: about the whole task).
+    at: Callable[[int | None], dict[str, Any]]
+    #: The samples file (None: the results in memory).
+    file: str | None
+
+
+def _file_task(label: str, recorded: str | None, f: Path, progress: bool | None) -> _Task:
+    return _Task(label=label, recorded=recorded,
+                 records=lambda: iter_json_records(f, what="one lm-eval sample per line",
+                                                   progress=progress),
+                 at=lambda line: {"path": str(f), "line": line}, file=str(f))
+
+
+def _memory_task(task: str, records: Any, source: str) -> _Task:
+    def at(number: int | None) -> dict[str, Any]:
+        where = f"samples[{task!r}]" + ("" if number is None else f"[{number - 1}]")
+        return {"path": f"{source} {where}", "line": None}
+
+    return _Task(label=task, recorded=task,
+                 records=lambda: enumerate(records, start=1), at=at, file=None)
+
+
+def _run(chosen: list[_Task], *, source: str, model: str | None, ignored: list[str],
+         score: str | None, filter: str | None, cluster: str | None, name: str) -> RunResults:
+    """The run of the chosen tasks' records (files or results in memory alike)."""
     keys: list[tuple[str, Any, str]] = []
     scores: list[float] = []
     clusters: list[str] = []
     contents: list[str | None] = []
     tasks: list[TaskIdentity] = []
-    for label, recorded, f in chosen:
+    for part in chosen:
         start = len(keys)
-        metric, flt = _read_file(f, label, score, filter, cluster, keys, scores, clusters,
-                                 contents, progress, strict_filter=len(chosen) == 1)
-        tasks.append(TaskIdentity(name=recorded, scorer=metric, filter=flt,
+        metric, flt = _read_task(part, score, filter, cluster, keys, scores, clusters,
+                                 contents, strict_filter=len(chosen) == 1)
+        tasks.append(TaskIdentity(name=part.recorded, scorer=metric, filter=flt,
                                   records=len(keys) - start))
     if filter is not None and all(t.filter != filter for t in tasks):
         raise InputFileError(
             f"no task has filter {filter!r}; the filters used are "
             f"{', '.join(dict.fromkeys(repr(t.filter) for t in tasks))}",
-            path=str(p),
+            path=source,
         )
-    model = _model_name(chosen[0][2])
-    metadata: dict[str, Any] = {"tasks": [c[0] for c in chosen],
-                                "files": [str(c[2]) for c in chosen]}
+    metadata: dict[str, Any] = {"tasks": [c.label for c in chosen]}
+    files = [c.file for c in chosen if c.file is not None]
+    if files:
+        metadata["files"] = files
     if model is not None:
         metadata["model"] = model
     if filter is not None:
@@ -225,14 +346,14 @@ def read_lmeval(
     )
     return RunResults.from_scores(
         keys, scores, clusters=clusters if cluster is not None else None,
-        contents=contents if has_content else None, name=name or model or p.name,
-        path=str(p), format="lm-eval", key_names=("task", "doc_id", "filter"),
+        contents=contents if has_content else None, name=name,
+        path=source, format="lm-eval", key_names=("task", "doc_id", "filter"),
         score_name=",".join(dict.fromkeys(t.scorer or "acc" for t in tasks)),
         cluster_name=cluster, metadata=metadata, identity=identity,
     )
 
 
-def _default_metric(record: dict[str, Any], f: Path, line: int) -> str:
+def _default_metric(record: Mapping[str, Any], at: dict[str, Any]) -> str:
     metrics = record.get("metrics")
     listed = [m for m in metrics if isinstance(m, str)] if isinstance(metrics, list) else []
     if "acc" in listed or (not listed and "acc" in record):
@@ -242,45 +363,56 @@ def _default_metric(record: dict[str, Any], f: Path, line: int) -> str:
     raise InputFileError(
         f"the records have several metrics ({', '.join(listed) or 'none listed'}) and none is "
         f"acc; choose one with {option('score', 'NAME')}",
-        path=str(f), line=line,
+        **at,
     )
 
 
-def _read_file(
-    f: Path, task: str, score: str | None, wanted_filter: str | None, cluster: str | None,
+#: Fields of a record that hold the document, the prompts and the answers: not needed once
+#: the record is read (ids, metrics and hashes are), so they are not kept.
+_HEAVY = frozenset({"doc", "arguments", "resps", "filtered_resps"})
+
+
+def _read_task(
+    part: _Task, score: str | None, wanted_filter: str | None, cluster: str | None,
     keys: list[tuple[str, Any, str]], scores: list[float], clusters: list[str],
-    contents: list[str | None], progress: bool | None, *, strict_filter: bool,
+    contents: list[str | None], *, strict_filter: bool,
 ) -> tuple[str, str]:
     """Append one task's records; return the metric and filter used."""
+    task = part.label
     records: list[tuple[int, Any, str, dict[str, Any]]] = []
     filters: dict[str, int] = {}
-    for number, record in iter_json_records(f, what="one lm-eval sample per line",
-                                            progress=progress):
+    for number, record in part.records():
+        if not isinstance(record, Mapping):
+            raise InputFileError(f"a sample record must be a dict, found {short_repr(record)}",
+                                 **part.at(number))
         doc_id = record.get("doc_id")
         if isinstance(doc_id, bool) or not isinstance(doc_id, int | str):
             raise InputFileError(
                 f"'doc_id' must be an integer, found {short_repr(doc_id)}; is this an "
                 "lm-evaluation-harness samples file?",
-                path=str(f), line=number,
+                **part.at(number),
             )
         flt = record.get("filter", "none")
         if not isinstance(flt, str):
             raise InputFileError(f"'filter' must be text, found {short_repr(flt)}",
-                                 path=str(f), line=number)
+                                 **part.at(number))
         filters[flt] = filters.get(flt, 0) + 1
+        # Only ids, metrics and hashes are needed from here on; the record itself is never
+        # changed (a record in memory is the caller's).
+        kept = {k: v for k, v in record.items() if k not in _HEAVY}
         if cluster is not None:
             doc = record.get("doc")
-            if not isinstance(doc, dict) or cluster not in doc:
+            if not isinstance(doc, Mapping) or cluster not in doc:
                 raise InputFileError(
                     f"cluster field {cluster!r} not found in the record's 'doc'",
-                    path=str(f), line=number,
+                    **part.at(number),
                 )
-            record["__mcn_cluster"] = str(doc[cluster])
-        for heavy in ("doc", "arguments", "resps", "filtered_resps"):
-            record.pop(heavy, None)  # only ids, metrics and hashes are needed from here on
-        records.append((number, doc_id, flt, record))
+            kept["__mcn_cluster"] = str(doc[cluster])
+        records.append((number, doc_id, flt, kept))
     if not filters:
-        raise InputFileError("no records: the samples file is empty", path=str(f))
+        raise InputFileError("no records: the samples file is empty" if part.file is not None
+                             else "no records: the task's list of samples is empty",
+                             **part.at(None))
     if wanted_filter is not None and wanted_filter in filters:
         use = wanted_filter
     elif len(filters) == 1 and (wanted_filter is None or not strict_filter):
@@ -288,15 +420,16 @@ def _read_file(
     elif wanted_filter is None:
         shown = ", ".join(f"{k!r} ({v} records)" for k, v in filters.items())
         raise InputFileError(
-            f"the file holds several filters: {shown}; each document appears once per filter, "
-            f"so choose one with {option('filter', 'NAME')}",
-            path=str(f),
+            f"the {'file' if part.file is not None else 'task'} holds several "
+            f"filters: {shown}; each document appears once per filter, so choose one with "
+            f"{option('filter', 'NAME')}",
+            **part.at(None),
         )
     else:
         raise InputFileError(
             f"no record has filter {wanted_filter!r}; the filters are "
             f"{', '.join(map(repr, filters))}",
-            path=str(f),
+            **part.at(None),
         )
     metric = score
     nan = np.nan
@@ -304,7 +437,7 @@ def _read_file(
         if flt != use:
             continue
         if metric is None:
-            metric = _default_metric(record, f, number)
+            metric = _default_metric(record, part.at(number))
         if metric not in record:
             metrics = record.get("metrics")
             listed = (", ".join(map(str, metrics)) if isinstance(metrics, list)
@@ -312,7 +445,7 @@ def _read_file(
             raise InputFileError(
                 f"metric {metric!r} not in this record (its metrics: {listed}); choose one "
                 f"with {option('score', 'NAME')}",
-                path=str(f), line=number,
+                **part.at(number),
             )
         raw = record[metric]
         if type(raw) is float:  # the usual case, as score_to_float has it: NaN is no score
@@ -324,7 +457,7 @@ def _read_file(
                 raise InputFileError(
                     f"metric {metric!r} is {short_repr(raw)}, not a per-item number; "
                     f"choose a per-item metric with {option('score', 'NAME')}",
-                    path=str(f), line=number,
+                    **part.at(number),
                 ) from None
         keys.append((task, doc_id, flt))
         scores.append(nan if value is None else value)
