@@ -147,3 +147,30 @@ def test_a_full_output_is_one_line() -> None:
     out = _mcnemar("mcnemar test --b 17 --c 3 > /dev/full")
     assert out.returncode == 2
     assert out.stderr.strip() == "mcnemar: error: cannot write the output: No space left on device"
+
+
+# --- a missing extra is refused before any output, the same way everywhere -----------------
+
+
+@pytest.mark.parametrize("args", [
+    ["pairwise", "--matrix", "{matrix}", "--plot", "{out}/p.png"],
+    ["compare", "{a}", "{b}", "--by-task", "--task-column", "task", "--plot", "{out}/f.png"],
+    ["compare", "{a}", "{b}", "--progress"],
+])
+def test_a_missing_extra_is_refused_before_the_report(tmp_path: Path, args: list[str],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    for module in ("matplotlib", "tqdm"):  # as if the extras were not installed
+        monkeypatch.setitem(sys.modules, module, None)
+    matrix = tmp_path / "m.csv"
+    matrix.write_text("id,x,y\n" + "".join(f"q{i},{i % 2},{i % 3 > 0}\n" for i in range(20)))
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    for path, mod in ((a, 2), (b, 3)):
+        path.write_text("task,id,correct\n" + "".join(
+            f"t{i % 2},q{i},{int(i % mod > 0)}\n" for i in range(20)))
+    filled = [x.format(matrix=matrix, out=tmp_path, a=a, b=b) for x in args]
+    result = CliRunner().invoke(main, filled)
+    assert result.exit_code == 2, result.output
+    assert result.stdout == ""  # nothing printed before the refusal
+    assert "pip install 'mcnemar[" in result.stderr

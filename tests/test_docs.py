@@ -16,8 +16,15 @@ block          what is checked
                through click's CliRunner; the lines below it up to the next ``$`` are its
                output (stdout and stderr as a terminal shows them). A command shown without
                output is parsed against the real command line (unknown options, bad choices
-               and bad values fail) but not run. Any other program in a console block fails
-               the test: write install steps and the like as ``sh`` blocks, which are not run.
+               and bad values fail) but not run. ``$ mcnemar serve`` runs up to the point
+               where it would start serving (its address and warnings are printed, then it
+               returns as if stopped), without taking the port it names. ``$ curl ...`` is
+               sent to the calculator's application in process (``mcnemar.web.app``, through
+               a test client: the ``-H``, ``-d`` and ``-F`` options, ``-F name=@FILE`` for a
+               file), and its output is the response's body: shown as JSON, it is compared as
+               JSON, and a last line ``...`` makes it an excerpt (every key shown must be there
+               with the value shown). Any other program in a console block fails the test:
+               write install steps and the like as ``sh`` blocks, which are not run.
 =============  ===============================================================================
 
 Output comparison is exact after trailing spaces and surrounding blank lines are removed; an
@@ -30,6 +37,8 @@ in the source, counted by :func:`test_skip_markers_are_explained`):
 * ``<!-- docs-test: requires MODULE -->`` runs the block only if MODULE can be imported;
   otherwise it and the rest of the page are skipped (later blocks build on it), with the
   reason shown in the test summary.
+* ``<!-- docs-test: without MODULE,MODULE -->`` runs the block as if those modules were not
+  installed (what a command says without an optional extra).
 
 Run ``pytest tests/test_docs.py`` (or ``make docs-check``) after any change to the report's
 wording: the failure shows the block (file and line) and a diff of the expected and actual
@@ -46,12 +55,15 @@ import difflib
 import doctest
 import importlib.util
 import io
+import json
 import os
 import re
 import shlex
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import click
 import pytest
@@ -255,6 +267,8 @@ def console_commands(block: Block) -> list[Command]:
 
 def mcnemar_args(command: str, where: str) -> list[str]:
     tokens = shlex.split(command, comments=True)
+    if tokens[:1] == ["curl"]:
+        return tokens
     if tokens[:1] == ["mcnemar"]:
         return tokens[1:]
     if tokens[:3] in (["python", "-m", "mcnemar"], ["python3", "-m", "mcnemar"]):
@@ -294,14 +308,146 @@ def run_console(block: Block) -> None:
     for command in console_commands(block):
         where = f"{_page_id(block.path)}:{command.line}"
         args = mcnemar_args(command.text, where)
+        end = command.output_start + len(command.output)
+        fix = (block.path, command.output_start, end)
+        if args[:1] == ["curl"]:
+            compare_response(command.shown, run_curl(args[1:], where), where, fix)
+            continue
         if not command.shown.strip():
             check_parses(args, where)
             continue
-        result = CliRunner().invoke(main, args)
+        with _without(block), _served_until_stopped(args):
+            result = CliRunner().invoke(main, args)
         if result.exception is not None and not isinstance(result.exception, SystemExit):
             raise result.exception
-        end = command.output_start + len(command.output)
-        compare_output(command.shown, result.output, where, (block.path, command.output_start, end))
+        compare_output(command.shown, result.output, where, fix)
+
+
+@contextlib.contextmanager
+def _without(block: Block) -> Iterator[None]:
+    """The block's ``docs-test: without MODULE,...`` marker: those modules look uninstalled."""
+    if block.marker is None or block.marker[0] != "without":
+        yield
+        return
+    hidden = {m.strip() for m in block.marker[1].replace(",", " ").split()}
+    real = importlib.util.find_spec
+
+    def find_spec(name: str, *args: Any, **kwargs: Any) -> Any:
+        return None if name.split(".")[0] in hidden else real(name, *args, **kwargs)
+
+    with mock.patch("importlib.util.find_spec", find_spec):
+        yield
+
+
+class _Address:
+    """A stand-in for the listening socket of ``mcnemar serve``: the address asked for,
+    without taking the port (the docs' port 8000 may be in use where the tests run)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.address = (host, port or 8000)
+
+    def getsockname(self) -> tuple[str, int]:
+        return self.address
+
+    def close(self) -> None:
+        pass
+
+
+@contextlib.contextmanager
+def _served_until_stopped(args: list[str]) -> Iterator[None]:
+    """``mcnemar serve``: everything it does before serving, then it returns as if stopped."""
+    if args[:1] != ["serve"]:
+        yield
+        return
+    import uvicorn
+
+    with mock.patch("mcnemar.cli.serve._bind", _Address), \
+            mock.patch.object(uvicorn.Server, "run", lambda self, sockets=None: None):
+        yield
+
+
+#: The address the pages' curl examples use: the calculator's default.
+SERVER = "http://127.0.0.1:8000"
+
+
+def run_curl(args: list[str], where: str) -> str:
+    """A ``curl`` command line sent to the calculator's application in process; the body."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # starlette's test client warns about its backend
+        from fastapi.testclient import TestClient
+
+    from mcnemar.web.app import create_app
+
+    headers: dict[str, str] = {}
+    data: str | None = None
+    form: dict[str, str] = {}
+    files: dict[str, tuple[str, bytes]] = {}
+    url = None
+    items = iter(args)
+    for arg in items:
+        if arg in ("-s", "--silent"):
+            continue
+        if arg in ("-H", "--header"):
+            name, _, value = next(items).partition(":")
+            headers[name.strip()] = value.strip()
+        elif arg in ("-d", "--data"):
+            data = next(items)
+        elif arg in ("-F", "--form"):
+            name, _, value = next(items).partition("=")
+            if value.startswith("@"):
+                path = Path(value[1:])
+                files[name] = (path.name, path.read_bytes())
+            else:
+                form[name] = value
+        elif arg.startswith(SERVER):
+            url = arg[len(SERVER):]
+        else:
+            pytest.fail(f"{where}: curl {arg!r} is not an option the docs test knows, or the "
+                        f"address is not {SERVER}", pytrace=False)
+    if url is None:
+        pytest.fail(f"{where}: curl without an address of {SERVER}", pytrace=False)
+    client = TestClient(create_app(), base_url=SERVER)
+    if data is not None:
+        response = client.post(url, content=data.encode(), headers=headers)
+    elif files or form:
+        response = client.post(url, files=files or None, data=form, headers=headers)
+    else:
+        response = client.get(url, headers=headers)
+    return str(response.text)
+
+
+def _contains(shown: Any, got: Any) -> bool:
+    """Every key of ``shown`` is in ``got`` with the value shown (dicts recursively)."""
+    if isinstance(shown, dict):
+        return isinstance(got, dict) and all(k in got and _contains(v, got[k])
+                                             for k, v in shown.items())
+    return bool(shown == got)
+
+
+def compare_response(expected: str, body: str, where: str,
+                     fix: tuple[Path, int, int] | None = None) -> None:
+    """A response body against the output shown: as JSON when it is JSON (an excerpt when
+    the last line is ``...``), else as text."""
+    lines = _normalize(expected)
+    excerpt = bool(lines) and lines[-1] == "..."
+    shown_text = "\n".join(lines[:-1] if excerpt else lines)
+    try:
+        shown = json.loads(shown_text)
+    except ValueError:
+        compare_output(expected, body, where, fix)
+        return
+    got = json.loads(body)
+    if (excerpt and _contains(shown, got)) or (not excerpt and shown == got):
+        return
+    if UPDATE and fix is not None and not excerpt:
+        page, start, end = fix
+        FIXES.setdefault(page, []).append(Fix(start, end, json.dumps(got, indent=2).splitlines()))
+        return
+    pytest.fail(f"{where}: the response shown differs from what the server answers:\n"
+                f"shown:  {json.dumps(shown, ensure_ascii=False)}\n"
+                f"answer: {body[:2000]}", pytrace=False)
 
 
 # ----------------------------------------------------------------------------- tests
@@ -341,6 +487,10 @@ def run_page(page: Path) -> None:
                 if importlib.util.find_spec(arg) is None:
                     pytest.skip(f"{block.where} and the rest of the page need {arg}, "
                                 "which is not installed")
+            elif kind == "without":
+                if block.lang != "console":
+                    pytest.fail(f"{block.where}: docs-test: without applies to console "
+                                "blocks", pytrace=False)
             else:
                 pytest.fail(f"{block.where}: unknown marker docs-test: {kind}", pytrace=False)
         if block.lang == "python":
@@ -380,7 +530,7 @@ def test_skip_markers_are_explained() -> None:
     markers = [(b.where, b.marker) for page in PAGES for b in parse_blocks(page)
                if b.marker is not None]
     for where, (kind, arg) in markers:
-        assert kind in {"skip", "requires"}, f"{where}: unknown marker {kind!r}"
+        assert kind in {"skip", "requires", "without"}, f"{where}: unknown marker {kind!r}"
         assert arg, f"{where}: a docs-test: {kind} marker needs a reason or a module"
     skips = [where for where, (kind, _) in markers if kind == "skip"]
     assert len(skips) <= MAX_SKIPS, f"{len(skips)} skipped blocks (at most {MAX_SKIPS}): {skips}"
@@ -433,6 +583,33 @@ def test_console_runner_catches_a_wrong_flag_and_a_wrong_output(
     other = Block(tmp_path / "x.md", 1, "console", "$ pip install mcnemar\n")
     with pytest.raises(pytest.fail.Exception, match="not an mcnemar command"):
         run_console(other)
+
+
+def test_server_blocks_run_against_the_app_in_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``curl`` is answered by the application itself, ``mcnemar serve`` prints what it prints
+    before serving; a wrong answer or a wrong banner fails."""
+    monkeypatch.setitem(globals(), "UPDATE", False)  # also under MCNEMAR_DOCS_UPDATE=1
+    curl = ("$ curl -s http://127.0.0.1:8000/api/v1/analyze -H 'content-type: "
+            "application/json' -d '{\"b\": -1, \"c\": 3}'\n")
+    error = '{"error": {"status": 422, "field": "b"}}\n...\n'
+    run_console(Block(tmp_path / "x.md", 1, "console", curl + error))
+    with pytest.raises(pytest.fail.Exception, match="differs from what the server answers"):
+        run_console(Block(tmp_path / "x.md", 1, "console",
+                          curl + '{"error": {"status": 422, "type": "count_negative"}}\n...\n'))
+    with pytest.raises(pytest.fail.Exception, match="differs from what the server answers"):
+        run_console(Block(tmp_path / "x.md", 1, "console", curl + error.replace("...\n", "")))
+    banner = "mcnemar calculator: http://127.0.0.1:8123/  (press Ctrl+C to stop)\n"
+    run_console(Block(tmp_path / "x.md", 1, "console", "$ mcnemar serve --port 8123\n" + banner))
+    with pytest.raises(pytest.fail.Exception, match="differs"):
+        run_console(Block(tmp_path / "x.md", 1, "console",
+                          "$ mcnemar serve --port 8124\n" + banner))
+    missing = Block(tmp_path / "x.md", 1, "console", "$ mcnemar serve\n"
+                    "mcnemar: error: the web calculator needs uvicorn, which is not installed\n",
+                    marker=("without", "uvicorn"))
+    with pytest.raises(pytest.fail.Exception, match="needs uvicorn, which are not installed"):
+        run_console(missing)
 
 
 def test_offline_check_flags_resources_from_other_hosts(tmp_path: Path) -> None:

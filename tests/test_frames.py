@@ -76,9 +76,9 @@ def test_problems_are_found_in_every_backend(backend: str) -> None:
     with pytest.raises(AlignmentError) as info:
         table_from_frames(convert(a), convert(b), id="id", score="s")
     message = str(info.value)
-    assert "1 duplicated item keys ('y' x2)" in message
-    assert "1 items not in" in message and "'w'" in message and "'z'" in message
-    assert "1 scores are not 0/1" in message
+    assert "1 duplicated item key ('y' x2)" in message
+    assert "1 item not in" in message and "'w'" in message and "'z'" in message
+    assert "1 score is not 0/1 (e.g. items 'w')" in message
     ok_b = pd.DataFrame({"id": ["x", "y", "w"], "s": [1.0, 1.0, 0.5]})
     table, summary = table_from_frames(convert(a), convert(ok_b), id="id", score="s",
                                        on_missing="intersect", threshold=0.5)
@@ -181,7 +181,7 @@ def test_records_without_an_id_are_reported(backend: str) -> None:
     convert = BACKENDS[backend]
     a = pd.DataFrame({"id": ["x", None, "z"], "s": [1.0, 0.0, 1.0]})
     b = pd.DataFrame({"id": ["x", "z"], "s": [1.0, 1.0]})
-    with pytest.raises(AlignmentError, match="1 records have no item id"):
+    with pytest.raises(AlignmentError, match="1 record has no item id"):
         table_from_frames(convert(a), convert(b), id="id", score="s", on_missing="intersect")
 
 
@@ -190,3 +190,22 @@ def test_frames_without_common_items() -> None:
     b = pd.DataFrame({"id": ["y"], "s": [1]})
     with pytest.raises(AlignmentError, match="share no scored item in common"):
         table_from_frames(a, b, id="id", score="s", on_missing="intersect")
+
+
+@pytest.mark.parametrize("backend", list(BACKENDS))
+def test_non_binary_scores_ask_for_a_threshold_with_an_example(backend: str) -> None:
+    # An id column of integers: after the outer join some engines hold it as floats.
+    convert = BACKENDS[backend]
+    a = pd.DataFrame({"id": [1, 2, 8, 11], "s": [1.0, 0.0, 0.7, 0.2]})
+    b = pd.DataFrame({"id": [1, 2, 8, 11, 12], "s": [1.0, 1.0, 1.0, 0.0, 1.0]})
+    with pytest.raises(AlignmentError) as info:
+        table_from_frames(convert(a), convert(b), id="id", score="s")
+    message = str(info.value)
+    assert "2 scores are not 0/1 (e.g. items 8, 11)" in message
+    assert "1 item not in" in message and "(e.g. 12)" in message
+    assert "8.0" not in message and "12.0" not in message
+    # Only the item in one run is what on_missing drops: with it the scores still need T.
+    with pytest.raises(AlignmentError) as intersected:
+        table_from_frames(convert(a), convert(b), id="id", score="s", on_missing="intersect")
+    text = str(intersected.value)
+    assert "not 0/1" in text and "without a score" not in text

@@ -56,3 +56,27 @@ def test_unrecognisable_files(tmp_path: Path, content: bytes, pattern: str) -> N
 def test_directory_without_known_files(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match="cannot tell the format of this directory"):
         detect_format(tmp_path)
+
+
+@pytest.mark.parametrize("name", ["README.md", "Makefile", "pyproject.toml"])
+def test_prose_is_not_a_table(name: str) -> None:
+    # This repository's own prose: one field a line, or lines of different widths.
+    from click.testing import CliRunner
+
+    from mcnemar.cli import main
+
+    path = Path(__file__).parents[1] / name
+    with pytest.raises(InputFileError, match=r"cannot tell the format \(not a table"):
+        detect_format(path)
+    result = CliRunner().invoke(main, ["compare", str(path), str(path)])
+    assert result.exit_code == 2
+    assert "promptfoo" in result.output and "--input-format NAME" in result.output
+
+
+def test_a_table_of_two_columns_is_csv(tmp_path: Path) -> None:
+    path = tmp_path / "run.txt"
+    path.write_text("item;passed\nq1;yes\n")
+    assert detect_format(path) == "csv"
+    one = tmp_path / "one.csv"
+    one.write_text("id,correct\n")  # a header alone: still a table, of no rows
+    assert detect_format(one) == "csv"

@@ -213,7 +213,8 @@ def test_duckdb_reports_text_scores_as_not_numbers(tmp_path: Path) -> None:
     path.write_text("id,score\nq0,1\nq1,maybe\n")
     other = tmp_path / "o.csv"
     other.write_text("id,score\nq0,1\nq1,1\n")
-    with pytest.raises(InputFileError, match="1 scores are not a number"):
+    with pytest.raises(InputFileError,
+                       match=r"1 score is not a number \(NaN or text; e\.g\. items .q1.\)"):
         align(read_run(path, engine="duckdb"), read_run(other, engine="duckdb"))
     with pytest.raises(InputFileError, match="not a number"):
         read_run(path, engine="duckdb").load()

@@ -40,7 +40,8 @@ def test_calculator_example_numbers(calculator) -> None:
     assert d["difference"]["estimate"] == pytest.approx(0.07)
     assert round(d["unpaired"]["pvalue"], 3) == 0.059
     assert d["conclusion"]["better"] == "a" and d["conclusion"]["significant"] is True
-    assert d["accuracy"] == {"a": pytest.approx(0.87), "b": pytest.approx(0.80)}
+    assert d["accuracy"] == {"a": pytest.approx(0.87), "b": pytest.approx(0.80),
+                             "a_text": "87.00%", "b_text": "80.00%"}
 
 
 def test_calculator_example_words(calculator) -> None:

@@ -3,7 +3,7 @@
 Every ``enum`` of names in a schema is a quantity of :mod:`mcnemar.vocabulary`, whole and in
 its order, or a part of one named below with the reason; a schema cannot offer a method the
 library lacks, nor miss one it has. (That the documents the library writes validate against
-the schemas is checked in test_report.py and test_tasks.py.)
+the schemas is checked in test_report.py, test_tasks.py and test_scores_wording.py.)
 """
 
 from __future__ import annotations
@@ -36,6 +36,15 @@ PARTS: dict[tuple[str, str], tuple[str, tuple[str, ...], str]] = {
         "POWER_METHODS", (),
         "the report's detectable difference uses the exact test's power, or Connor's "
         "approximation for very many discordant items"),
+    ("scores-1.schema.json", "/properties/recommended/properties/test/enum"): (
+        "SCORE_TESTS", (),
+        "a score report recommends the t test or the permutation test of the mean difference; "
+        "the signed-rank and sign tests are about the (pseudo)median and are never recommended"),
+    ("scores-1.schema.json",
+     "/properties/difference/properties/recommended_interval/enum"): (
+        "SCORE_INTERVALS", (),
+        "the headline interval is of the mean difference: t, or the bootstrap with the "
+        "permutation test; Hodges-Lehmann is of another estimand"),
     ("tasks-1.schema.json", "/$defs/task/properties/test/enum"): (
         "TESTS", ("clustered",),
         "a task's p-value is its report's headline: exact below 25 discordant items, "

@@ -6,8 +6,8 @@ at desktop (1280x900) and phone (390x844) widths under ``tests/artifacts/``. Eve
 page makes is checked to go to the local server only.
 
 Reference values: the 200-item worked example (157, 17, 3, 23) of docs/references.md: exact
-p = 0.0025768 (shown as 0.0026), Newcombe interval (0.026236, 0.116610), i.e. +2.6 to +11.7
-points, candidate better.
+p = 0.0025768 (shown as 0.002577, as the text report prints it), Newcombe interval
+(0.026236, 0.116610), i.e. +2.6 to +11.7 points, candidate better.
 
 On a phone (390 px), with counts of 10**9 up to the library's limit (2**52) and names of 40 and
 80 characters, the tests also check: the labels of the pictures, measured in the browser (the
@@ -96,6 +96,7 @@ class Page:
 
     def __init__(self, page: Any, origin: str) -> None:
         self.page = page
+        self.kind = ""
         self.errors: list[str] = []
         self.foreign: list[str] = []
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
@@ -140,6 +141,21 @@ def desktop(browser: Any, server: str) -> Iterator[Page]:
 @pytest.fixture
 def phone(browser: Any, server: str) -> Iterator[Page]:
     p = _new_page(browser, server, PHONE, is_mobile=True, has_touch=True, device_scale_factor=2)
+    yield p
+    p.page.context.close()
+    assert not p.errors, p.errors
+    assert not p.foreign, p.foreign
+
+
+@pytest.fixture(params=["desktop", "phone"])
+def each_width(request: Any, browser: Any, server: str) -> Iterator[Page]:
+    """The page at desktop (1280 px) and at phone (390 px) width; ``.kind`` says which."""
+    if request.param == "desktop":
+        p = _new_page(browser, server, DESKTOP)
+    else:
+        p = _new_page(browser, server, PHONE, is_mobile=True, has_touch=True,
+                      device_scale_factor=2)
+    p.kind = request.param
     yield p
     p.page.context.close()
     assert not p.errors, p.errors
@@ -216,10 +232,10 @@ def test_worked_example_typed_with_the_keyboard(desktop: Page, server: str) -> N
     assert page.locator("[aria-invalid='true']").count() == 0
     page.keyboard.press("Tab")
     page.keyboard.type("23")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
 
     # the recommended test, exact p = 0.0025768 (docs/references.md, T1)
-    assert text(page, "#headline-p").lower().startswith("exact p = 0.0026")
+    assert text(page, "#headline-p").lower().startswith("exact p = 0.002577")
     assert "0.002577" in text(page, "#tests-table tr[data-test='exact']")
     # Newcombe (0.026236, 0.116610) in points
     assert text(page, "#recommended-interval") == "[+2.6, +11.7]"
@@ -248,7 +264,7 @@ def test_worked_example_typed_with_the_keyboard(desktop: Page, server: str) -> N
 def test_copy_markdown_and_download_json(desktop: Page, server: str) -> None:
     page = desktop.page
     page.goto(server + "?a=157&b=17&c=3&d=23")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     expected = api(server, dict(a=157, b=17, c=3, d=23, include=["markdown"]))
 
     page.focus("#copy-markdown")
@@ -284,7 +300,7 @@ def test_no_disagreements_gives_p_1_without_error(desktop: Page, server: str) ->
 def test_negative_count_shows_the_field_error(desktop: Page, server: str) -> None:
     page = desktop.page
     page.goto(server + "?b=17&c=3")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     page.fill("#b", "-1")
     page.wait_for_selector("#b-error:not([hidden])")
     assert page.get_attribute("#b", "aria-invalid") == "true"
@@ -295,7 +311,7 @@ def test_negative_count_shows_the_field_error(desktop: Page, server: str) -> Non
     page.screenshot(path=str(ARTIFACTS / "web-field-error.png"))
     # fixing the value clears the error
     page.fill("#b", "17")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     assert page.locator("#b-error").is_hidden()
     assert page.get_attribute("#b", "aria-invalid") is None
 
@@ -303,7 +319,7 @@ def test_negative_count_shows_the_field_error(desktop: Page, server: str) -> Non
 def test_text_and_fractions_are_field_errors_too(desktop: Page, server: str) -> None:
     page = desktop.page
     page.goto(server + "?b=17&c=3")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     page.fill("#c", "2.5")
     page.wait_for_selector("#c-error:not([hidden])")
     assert "2.5" in text(page, "#c-error")
@@ -358,7 +374,7 @@ def test_errors_framing(desktop: Page, server: str) -> None:
     assert page.locator("#cells-passes").is_hidden()
     page.fill("#only_a_wrong", "3")
     page.fill("#only_b_wrong", "17")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     conclusion = text(page, "#conclusion")
     assert "candidate" in conclusion and "better" in conclusion
     # the library mapped "only A wrong" to cell c and "only B wrong" to cell b
@@ -370,7 +386,7 @@ def test_errors_framing(desktop: Page, server: str) -> None:
 def test_phone_layout(phone: Page, server: str) -> None:
     page = phone.page
     page.goto(server + "?a=157&b=17&c=3&d=23")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], f"horizontal scrolling on a phone: {width}px"
     for selector in ("#a", "#b", "#c", "#d", "#alternative", "#copy-markdown", "#dist-chart svg"):
@@ -400,7 +416,7 @@ def test_upload_two_files_shows_the_alignment(desktop: Page, server: str) -> Non
     page.click("#upload-submit")
     page.wait_for_selector("#alignment-card:not([hidden])")
     # the fixture files hold the 200-item example, shuffled and in different orders
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     assert parse_qs(urlsplit(page.url).query)["b"] == ["17"]
     alignment = text(page, "#alignment")
     assert "200 (matched by id)" in alignment
@@ -436,7 +452,7 @@ def test_upload_over_the_limit_is_refused_on_the_page(
 def test_every_control_is_reachable_by_keyboard(desktop: Page, server: str) -> None:
     page = desktop.page
     page.goto(server + "?b=17&c=3")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     visited = tab_to(page, "copy-link", limit=60)
     for control in ("name_a", "name_b", "framing-passes", "a", "b", "c", "d", "alternative",
                     "confidence_level", "alpha", "copy-markdown", "download-json"):
@@ -805,7 +821,7 @@ def test_the_verdict_is_within_reach_on_a_phone(phone: Page, server: str) -> Non
     # so does an example: its verdict is on the screen when it arrives
     page.evaluate("window.scrollTo(0, 0)")
     page.click("button[data-example]")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     page.wait_for_function(
         "() => { const r = document.querySelector('.verdict').getBoundingClientRect();"
         " return r.top >= 0 && r.top < innerHeight - 150; }"
@@ -860,7 +876,7 @@ def test_typing_during_an_upload_says_it_was_cancelled(phone: Page, server: str)
     page.unroute("**/api/v1/compare")
     page.click("#upload-submit")
     page.wait_for_selector("#alignment-card:not([hidden])")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     assert "Compared candidate.csv with baseline.csv" in text(page, "#upload-status")
     assert not _export_buttons_off(page)
 
@@ -945,6 +961,13 @@ def submit_upload(page: Any, file_a: Path, file_b: Path, **advanced: str) -> Non
         page.click("#upload-form details.advanced summary")
         for field, value in advanced.items():
             page.fill(f"#{field}", value)
+    page.click("#upload-submit")
+
+
+def resubmit(page: Any, file_a: Path, file_b: Path) -> None:
+    """Choose two other files in the upload form already open and send it."""
+    page.set_input_files("#file_a", str(file_a))
+    page.set_input_files("#file_b", str(file_b))
     page.click("#upload-submit")
 
 
@@ -1154,44 +1177,6 @@ def test_upload_with_clusters_shows_the_clustered_verdict(
     page.screenshot(path=str(ARTIFACTS / "web-desktop-upload-clusters.png"), full_page=True)
 
 
-def test_upload_of_several_tasks_shows_the_forest_plot(
-    phone: Page, server: str, tmp_path: Path
-) -> None:
-    """Two files of three tasks (a task column): below the pooled report, the per-task
-    table (worst first, as the library orders it) and the forest plot, drawn within the
-    phone's width."""
-    from mcnemar.io import read_run
-    from mcnemar.pipeline import compare_runs
-
-    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
-    rows = [(f"t{t}", f"q{i}") for t in range(3) for i in range(30)]
-    a.write_text("task,id,correct\n" + "".join(
-        f"{t},{q},{int(t != 't2' and int(q[1:]) % 4 != 0)}\n" for t, q in rows))
-    b.write_text("task,id,correct\n" + "".join(
-        f"{t},{q},{int(int(q[1:]) % 3 != 0)}\n" for t, q in rows))
-    expected = compare_runs(*(read_run(p, id=["task", "id"]) for p in (a, b)), by_task=True,
-                            task_column="task", names=("candidate", "baseline")).to_dict()
-
-    page = phone.page
-    page.goto(server)
-    submit_upload(page, a, b, task_column="task")
-    wait_compared(page, "a.csv with b.csv")
-    assert page.locator("#tasks-card").is_visible()
-    assert text(page, "#tasks-verdict") == expected["verdict"]
-    order = page.eval_on_selector_all("#tasks-table tbody tr",
-                                      "rows => rows.map(r => r.dataset.task)")
-    assert order == [t["task"] for t in expected["tasks"]]
-    assert page.get_attribute("#tasks-table tr[data-task=t2]", "class") == "worse"
-    assert "significantly worse" in text(page, "#tasks-table tr[data-task=t2]")
-    # the plot is drawn (an image that loaded) and fits the screen
-    size = page.eval_on_selector(
-        "#forest-chart img",
-        "img => [img.complete, img.naturalWidth, img.getBoundingClientRect().right]")
-    assert size[0] and size[1] > 0 and size[2] <= PHONE["width"]
-    assert_no_sideways_scroll(page, "tasks")
-    page.locator("#tasks-card").screenshot(path=str(ARTIFACTS / "web-phone-tasks.png"))
-
-
 def test_upload_lists_the_flips_with_a_search(phone: Page, server: str) -> None:
     """Under the table: the items on which the files disagree (17 + 3 here), as the report's
     JSON lists them, and a search box that keeps the rows holding what is typed."""
@@ -1204,13 +1189,16 @@ def test_upload_lists_the_flips_with_a_search(phone: Page, server: str) -> None:
     submit_upload(page, DATA / "candidate.csv", DATA / "baseline.csv")
     wait_compared(page, "candidate.csv with baseline.csv")
     assert page.locator("#flips-card").is_visible()
-    assert text(page, "#flips-summary") == ("candidate right and baseline wrong on 17 items; "
-                                            "candidate wrong and baseline right on 3.")
+    # no names typed: the files' own, as mcnemar compare shows them
+    assert text(page, "#flips-summary") == ("candidate.csv right and baseline.csv wrong on 17 "
+                                            "items; candidate.csv wrong and baseline.csv right "
+                                            "on 3.")
     ids = page.eval_on_selector_all("#flips-table tbody tr.flip",
                                     "rows => rows.map(r => r.cells[0].textContent)")
     sides = page.eval_on_selector_all("#flips-table tbody tr.flip-side",
                                       "rows => rows.map(r => r.textContent)")
-    assert sides == ["candidate right, baseline wrong (17)", "candidate wrong, baseline right (3)"]
+    assert sides == ["candidate.csv right, baseline.csv wrong (17)",
+                     "candidate.csv wrong, baseline.csv right (3)"]
     assert flips is not None
     assert ids == [str(f.id) for f in flips.a_only] + [str(f.id) for f in flips.b_only]
     first_b = str(flips.b_only[0].id)
@@ -1225,5 +1213,316 @@ def test_upload_lists_the_flips_with_a_search(phone: Page, server: str) -> None:
     page.locator("#flips-card").screenshot(path=str(ARTIFACTS / "web-phone-flips.png"))
     # Typed counts have no items: the list goes away.
     page.goto(server + "?b=17&c=3")
-    wait_for_result(page, "0.0026")
+    wait_for_result(page, "0.002577")
     assert page.locator("#flips-card").is_hidden()
+
+
+# ----------------------------------------------------------------------------- one answer, in
+# the same digits as the command line, errors where the eye is, the logs' own names
+
+
+def cli(*args: str) -> str:
+    """What ``mcnemar ARGS`` prints (in process), asserting it succeeded."""
+    from click.testing import CliRunner
+
+    from mcnemar.cli import main
+
+    result = CliRunner().invoke(main, list(args))
+    assert result.exit_code == 0, result.output
+    return str(result.output)
+
+
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def typeset(text: str) -> str:
+    """A number as the command line prints it, as the page writes it: the same digits, with
+    e-notation as a power of ten (2.5e-07 as 2.5 × 10⁻⁷)."""
+    m = re.fullmatch(r"([<>]?[+-]?)(\d+(?:\.\d+)?)e([+-]?)0*(\d+)", text)
+    if m is None:
+        return text
+    exponent = ("-" if m[3] == "-" else "") + m[4]
+    return f"{m[1]}{m[2]} × 10{exponent.translate(_SUPERSCRIPT)}"
+
+
+def paragraphs(text: str) -> list[str]:
+    """The paragraphs of a text report, each on one line (the report wraps them)."""
+    return [" ".join(line.strip() for line in block.splitlines())
+            for block in text.strip().split("\n\n")]
+
+
+#: Four tasks, 335 items (the first hour's upload): "arith" has (6 - 7)/80, which Python
+#: prints -1.2 and JavaScript's toFixed -1.3; "logic" has an interval that excludes 0 beside
+#: an exact p of 0.0625 (the disagreement the report explains).
+TASKS = {"arith": (50, 6, 7, 17), "logic": (10, 0, 5, 5), "qa": (40, 18, 26, 11),
+         "code": (90, 20, 16, 14)}
+
+
+def _task_csvs(folder: Path) -> tuple[Path, Path]:
+    a, b = folder / "suite_new.csv", folder / "suite_old.csv"
+    rows_a, rows_b = ["task,id,correct"], ["task,id,correct"]
+    for task, cells in TASKS.items():
+        i = 0
+        for (pa, pb), count in zip(((1, 1), (1, 0), (0, 1), (0, 0)), cells, strict=True):
+            for _ in range(count):
+                rows_a.append(f"{task},q{i},{pa}")
+                rows_b.append(f"{task},q{i},{pb}")
+                i += 1
+    a.write_text("\n".join(rows_a) + "\n")
+    b.write_text("\n".join(rows_b) + "\n")
+    return a, b
+
+
+def _top(page: Any, selector: str) -> float:
+    box = page.locator(selector).bounding_box()
+    assert box is not None, selector
+    return float(box["y"])
+
+
+def test_a_per_task_upload_leads_with_the_per_task_headline(
+    each_width: Page, server: str, tmp_path: Path
+) -> None:
+    """Items 1, 6, 7 and 11: the per-task verdict and table at the top, with the headline the
+    command line's --by-task states (its JSON's "headline"), every number of the table in
+    the command line's digits, the disagreement of a row's interval and test explained, and
+    the forest plot with the headline marked."""
+    a, b = _task_csvs(tmp_path)
+    printed = cli("compare", str(a), str(b), "--task-column", "task")
+    document = json.loads(cli("compare", str(a), str(b), "--task-column", "task",
+                              "--format", "json"))
+    top = document["headline"]
+    page = each_width.page
+    page.goto(server)
+    submit_upload(page, a, b, task_column="task")
+    wait_compared(page, "suite_new.csv with suite_old.csv")
+
+    # One headline: the command line's, from the JSON, at the top of the results.
+    verdict = paragraphs(printed)[1]
+    assert text(page, "#conclusion") == document["verdict"] == verdict
+    assert text(page, "#verdict-headline") == top["words"]
+    assert top["overall"] == "macro" and "Overall (macro)" in verdict
+    assert text(page, "#headline-pvalue") == typeset(top["texts"]["pvalue"])
+    assert f"p = {top['texts']['pvalue']}:" in verdict
+    assert text(page, "#headline-p").startswith("Macro z-test p = ")
+    badge = "Significant" if top["significant"] else "Not significant"
+    assert text(page, "#verdict-badge").startswith(badge)
+    assert _top(page, ".verdict") < _top(page, "#tasks-card") < _top(page, "#table-heading")
+    assert _top(page, "#tasks-card") < _top(page, "#tests-heading")
+    assert page.locator("#pooled-note").is_visible()
+
+    # The table: worst first, each number as the command line prints it.
+    rows = page.eval_on_selector_all("#tasks-table tbody tr[data-task]", """rows => rows.map(r => ({
+        task: r.dataset.task,
+        difference: r.querySelector('[data-key=difference] .value').textContent,
+        interval: r.querySelector('[data-key=interval]').textContent,
+        pvalue: r.querySelector('[data-key=pvalue] .value').textContent,
+        adjusted: r.querySelector('[data-key=adjusted_pvalue] .value').textContent}))""")
+    table = [line.split() for line in printed.splitlines() if line.split()[:1] in
+             ([t] for t in TASKS)]
+    assert [r["task"] for r in rows] == [t["task"] for t in document["tasks"]] == \
+        [line[0] for line in table]
+    for row, line in zip(rows, table, strict=True):
+        # task n b c A-B low "to" high test p adj [flag]
+        assert row["difference"] == line[4], (row, line)
+        assert row["interval"] == f"{line[5]} to {line[7]}", (row, line)
+        assert row["pvalue"] == typeset(line[9]) and row["adjusted"] == typeset(line[10])
+    arith = next(r for r in rows if r["task"] == "arith")
+    assert arith["difference"] == "-1.2"  # (6 - 7)/80 = -1.25, as Python rounds it
+
+    # The row whose interval excludes 0 beside p = 0.0625 says why, as the CLI does.
+    (logic,) = [t for t in document["tasks"] if t["task"] == "logic"]
+    assert logic["note"] and "excludes 0" in logic["note"]
+    assert text(page, "tr[data-note-for=logic]") == logic["note"]
+    assert f"- logic: {logic['note']}" in " ".join(printed.split())
+    assert page.locator("tr.task-note").count() == 1
+
+    # The forest plot marks the headline and labels the adjusted p-values, naming the systems.
+    svg = page.evaluate("decodeURIComponent(document.querySelector('#forest-chart img')"
+                        ".src.split(',')[1])")
+    assert "Overall, macro (mean of tasks) *" in svg and "adj. p = " in svg
+    assert "accuracy(suite_new.csv) - accuracy(suite_old.csv)" in svg
+    size = page.eval_on_selector(
+        "#forest-chart img",
+        "img => [img.complete, img.naturalWidth, img.getBoundingClientRect().right]")
+    assert size[0] and size[1] > 0
+    # The copied markdown is the comparison's, its headline first.
+    page.click("#copy-markdown")
+    page.wait_for_function("() => document.getElementById('action-status').textContent !== ''")
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied.startswith("### suite_new.csv vs suite_old.csv, task by task")
+
+    if each_width.kind == "phone":
+        assert_no_sideways_scroll(page, "tasks")
+        # the bar at the top of the screen carries the same headline
+        page.evaluate("window.scrollTo(0, 0)")
+        wait_bar(page, shown=True)
+        summary = text(page, "#summary-bar")
+        assert top["words"] in summary and typeset(top["texts"]["pvalue"]) in summary
+        page.screenshot(path=str(ARTIFACTS / "web-phone-tasks-bar.png"))
+    page.evaluate("document.querySelector('.verdict').scrollIntoView()")
+    page.screenshot(path=str(ARTIFACTS / f"web-{each_width.kind}-tasks.png"))
+    page.locator("#tasks-card").screenshot(
+        path=str(ARTIFACTS / f"web-{each_width.kind}-tasks-card.png"))
+
+
+EPOCHS = Path(__file__).parent / "data" / "io" / "real" / "inspect"
+
+
+def test_a_failed_upload_says_so_where_the_eye_is(each_width: Page, server: str) -> None:
+    """Item 2: two Inspect logs with epochs and no way chosen to combine them. The message
+    stands at the top of the results (not the "type b and c" prompt), the phone's bar says
+    the files were not compared and why, and the control to fix is marked in the form."""
+    page = each_width.page
+    logs = (EPOCHS / "arith_epochs_a.eval", EPOCHS / "arith_epochs_b.eval")
+    page.goto(server)
+    submit_upload(page, *logs)
+    page.wait_for_selector("#reduce-error:not([hidden])")
+    status = text(page, "#status")
+    assert status.startswith("The files were not compared: ")
+    assert "Several samples per item" in status and "Type b and c" not in status
+    assert "error" in (page.get_attribute("#status", "class") or "")
+    assert text(page, "#upload-status") == status  # and under the button that sent them
+    assert page.get_attribute("#reduce", "aria-invalid") == "true"
+    if each_width.kind == "desktop":
+        assert _visible_in_viewport(page, "#status")
+    else:
+        wait_bar(page, shown=True)
+        assert text(page, "#summary-badge") == "The files were not compared"
+        assert "Several samples per item" in text(page, "#summary-line")
+        assert page.get_attribute("#summary-bar-wrap", "data-kind") == "error"
+        assert_no_sideways_scroll(page, "upload error")
+    page.screenshot(path=str(ARTIFACTS / f"web-{each_width.kind}-upload-failed.png"))
+
+    # Fixed: the result replaces the message.
+    page.select_option("#reduce", "majority")
+    page.click("#upload-submit")
+    wait_compared(page, "arith_epochs_a.eval with arith_epochs_b.eval")
+    assert text(page, "#status") == "" and page.locator("#reduce-error").is_hidden()
+
+    # With a result on the page, a failed upload says so above it and leaves it as it is.
+    shown_p = text(page, "#headline-pvalue")
+    page.select_option("#reduce", "")
+    page.click("#upload-submit")
+    page.wait_for_selector("#reduce-error:not([hidden])")
+    assert text(page, "#status").startswith("The files were not compared: ")
+    assert page.locator("#results.stale").count() == 0 and not _export_buttons_off(page)
+    assert text(page, "#headline-pvalue") == shown_p
+    if each_width.kind == "phone":
+        page.evaluate("window.scrollTo(0, 0)")
+        wait_bar(page, shown=True)
+        assert text(page, "#summary-badge") == "The files were not compared"
+    else:
+        assert _visible_in_viewport(page, "#status")
+
+
+def test_uploaded_logs_keep_their_names_and_identity(each_width: Page, server: str) -> None:
+    """Item 5: no names typed, the report uses the names the logs record, as the command line
+    does, and the alignment card shows each run's task, scorer and status in the words of the
+    command line's alignment summary."""
+    logs = (EPOCHS / "arith_a.eval", EPOCHS / "arith_b.eval")
+    printed = cli("compare", *map(str, logs))
+    document = json.loads(cli("compare", *map(str, logs), "--format", "json"))
+    names = document["names"]
+    assert names == {"a": "mockllm/system-a", "b": "mockllm/system-b"}
+    page = each_width.page
+    page.goto(server)
+    submit_upload(page, *logs)
+    wait_compared(page, "arith_a.eval with arith_b.eval")
+    assert text(page, "#conclusion") == document["conclusion"]["text"]
+    assert text(page, "#words") == document["words"]
+    assert page.input_value("#name_a") == names["a"] and page.input_value("#name_b") == names["b"]
+    assert parse_qs(urlsplit(page.url).query)["name_a"] == [names["a"]]
+    assert names["a"] in text(page, "#flips-summary")
+    alignment = text(page, "#alignment")
+    for side in "ab":
+        described = document["alignment"]["runs"][side]["description"]
+        assert described == "task arith, dataset arith, scorer match, status complete"
+        assert f"     {described}." in printed  # the command line's line under the run
+        assert text(page, f"#alignment [data-key=run-{side}] [data-key=description]") == \
+            described + "."
+        assert f"{'A' if side == 'a' else 'B'} ({names[side]})" in alignment
+    assert "input/target of 30 of 30 paired items agrees in A and B" in alignment
+    if each_width.kind == "phone":
+        assert_no_sideways_scroll(page, "alignment")
+    page.locator("#alignment-card").screenshot(
+        path=str(ARTIFACTS / f"web-{each_width.kind}-alignment.png"))
+
+    # Other logs: their own names, not the ones filled in from the first.
+    page.evaluate("document.querySelector('#upload-form details.advanced').open = true")
+    page.select_option("#reduce", "majority")
+    resubmit(page, EPOCHS / "arith_epochs_a.eval", EPOCHS / "arith_epochs_b.eval")
+    wait_compared(page, "arith_epochs_a.eval with arith_epochs_b.eval")
+    other = json.loads(cli("compare", str(EPOCHS / "arith_epochs_a.eval"),
+                           str(EPOCHS / "arith_epochs_b.eval"), "--reduce", "majority",
+                           "--format", "json"))["names"]
+    assert page.input_value("#name_a") == other["a"]
+    assert text(page, "#words").startswith(other["a"])
+    # A name typed is the user's: the next upload keeps it.
+    page.fill("#name_a", "mine")
+    resubmit(page, *logs)
+    wait_compared(page, "arith_a.eval with arith_b.eval")
+    assert text(page, "#words").startswith("mine right and mockllm/system-b wrong")
+
+
+#: Tables whose numbers JavaScript and Python print differently, or that the page used to
+#: round to two digits: exact p = 0.8036 (was "0.8"), (6 - 7)/80 = -1.25 points (toFixed:
+#: -1.3), and a spread of sizes, tiny p-values and huge counts.
+GRID = [(60, 7, 9, 4), (50, 6, 7, 17), (157, 17, 3, 23), (0, 0, 0, 0), (90, 0, 0, 10),
+        (1, 1, 0, 0), (5, 40, 12, 3), (1000, 125, 75, 800), (10**6, 3 * 10**5, 2 * 10**5, 7),
+        (12, 1, 1, 12), (3, 2, 5, 1)]
+
+
+def test_every_number_is_the_command_lines(each_width: Page, server: str) -> None:
+    """Item 6: over a grid of tables, the headline p-value, the four tests, the difference,
+    the accuracies and every interval are what ``mcnemar test`` prints (the page shows the
+    server's strings); and item 12: a message under b leaves the field beside it in place."""
+    page = each_width.page
+    for a, b, c, d in GRID:
+        printed = cli("test", "--a", str(a), "--b", str(b), "--c", str(c), "--d", str(d),
+                      "--name-a", "new", "--name-b", "old")
+        page.goto(server + query(a=a, b=b, c=c, d=d, name_a="new", name_b="old"))
+        wait_settled(page)
+        where = (a, b, c, d)
+        tests = re.findall(r"^ ([* ]) (.+?)\s+statistic\s+(\S+)\s+p = (\S+)", printed, re.M)
+        assert len(tests) == 4, printed
+        recommended = next(p for mark, _, _, p in tests if mark == "*")
+        assert text(page, "#headline-pvalue") == typeset(recommended), where
+        for key, (_, _, stat, p) in zip(("exact", "midp", "asymptotic", "corrected"), tests,
+                                        strict=True):
+            cells = page.eval_on_selector_all(f"#tests-table tr[data-test={key}] td.num",
+                                              "cells => cells.map(c => c.textContent)")
+            assert cells == [typeset(stat) if stat != "undefined" else "—", typeset(p)], where
+        if a + d == 0 and b + c == 0:
+            continue
+        diff = re.search(r"^Difference in accuracy, new - old: (\S+) points", printed, re.M)
+        assert diff is not None, printed
+        estimate = text(page, "#diff-estimate")
+        assert estimate.startswith(f"new minus old: {diff[1]} points"), (where, estimate)
+        accuracy = re.search(r"^Accuracy: new (\S+), old (\S+)\.$", printed, re.M)
+        assert accuracy is not None and f"({accuracy[1]} vs {accuracy[2]})" in estimate
+        for label, low, high in re.findall(r"^   (.+?)\s+\[(\S+), (\S+)\] points$", printed,
+                                           re.M):
+            row = page.locator("#ci-table tbody tr", has_text=label).first
+            cells = row.locator("td.num").all_text_contents()
+            assert cells == [typeset(low), typeset(high)], (where, label)
+    # The issue's two numbers, as the page shows them now.
+    page.goto(server + query(a=60, b=7, c=9, d=4))
+    wait_settled(page)
+    assert text(page, "#headline-p").startswith("Exact p = 0.8036")
+    page.screenshot(path=str(ARTIFACTS / f"web-{each_width.kind}-numbers.png"))
+
+    # A message under b: a (beside it) and b stay where they were, side by side.
+    page.goto(server + query(a=157, b=17, c=3, d=23))
+    wait_settled(page)
+    before = {f: page.locator(f"#{f}").bounding_box() for f in ("a", "b", "c", "d")}
+    page.fill("#b", "-1")
+    page.wait_for_selector("#b-error:not([hidden])")
+    after = {f: page.locator(f"#{f}").bounding_box() for f in ("a", "b", "c", "d")}
+    assert after["a"] == before["a"] and after["b"] == before["b"], (before, after)
+    assert after["a"] is not None and after["b"] is not None
+    assert after["a"]["y"] == after["b"]["y"]
+    error = page.locator("#b-error").bounding_box()
+    assert error is not None and error["y"] >= after["b"]["y"] + after["b"]["height"]
+    assert after["c"] is not None and after["c"]["y"] >= error["y"] + error["height"]
+    page.locator("#cells-passes").screenshot(
+        path=str(ARTIFACTS / f"web-{each_width.kind}-field-error.png"))

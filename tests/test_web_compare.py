@@ -142,9 +142,10 @@ def test_files_of_several_tasks_are_compared_task_by_task(tmp_path: Path) -> Non
     assert response.status_code == 200, response.text
     got = response.json()
     run_a, run_b = (read_run(p, id=["task", "id"]) for p in (a, b))
-    expected = compare_runs(run_a, run_b, by_task=True, task_column="task",
-                            names=("candidate", "baseline"), flips=WEB_FLIPS)
+    # No names typed: the files' own, as compare --by-task shows them.
+    expected = compare_runs(run_a, run_b, by_task=True, task_column="task", flips=WEB_FLIPS)
     tasks = got["tasks"]
+    assert tasks["names"] == {"a": "a.csv", "b": "b.csv"}
     assert tasks["schema"] == "mcnemar.tasks/1"
     want = expected.to_dict()
     assert [t["task"] for t in tasks["tasks"]] == [t["task"] for t in want["tasks"]]

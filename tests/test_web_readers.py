@@ -88,3 +88,17 @@ def test_one_promptfoo_file_of_two_providers_needs_its_runs() -> None:
     error = answer.json()["error"]
     assert "system-a" in error["message"] and "system-b" in error["message"]
     assert "Traceback" not in error["message"]
+
+
+@pytest.mark.parametrize("name", ["README.md", "docs/img/web-calculator.png"])
+def test_a_file_of_no_known_format_is_refused_naming_the_form_field(name: str) -> None:
+    path = Path(__file__).parents[1] / name
+    data = path.read_bytes()
+    answer = CLIENT.post("/api/v1/compare", files={
+        "file_a": (path.name, data, "application/octet-stream"),
+        "file_b": (path.name, data, "application/octet-stream")})
+    assert answer.status_code == 422
+    error = answer.json()["error"]
+    assert error["field"] == "file_a"
+    assert "format_a or format_b" in error["message"] and "format=" not in error["message"]
+    assert "promptfoo" in error["message"]

@@ -39,6 +39,7 @@ venv opencompass "torch==2.13.0"
 
 "$ROOT/inspect/bin/python" "$HERE/gen_inspect.py" "$OUT/inspect"
 "$ROOT/inspect/bin/python" "$HERE/gen_inspect_tasks.py" "$OUT/inspect_tasks"
+"$ROOT/inspect/bin/python" "$HERE/gen_graded.py" "$OUT/graded"
 "$ROOT/inspect-old/bin/python" "$HERE/gen_inspect.py" "$OUT/inspect_old" --legacy
 "$ROOT/lmeval/bin/python" "$HERE/gen_lmeval.py" "$OUT/lmeval"
 "$ROOT/evals/bin/python" "$HERE/gen_openai_evals.py" "$OUT/openai_evals"

@@ -51,9 +51,11 @@ from typing import Any, ClassVar
 import numpy as np
 
 __all__ = [
+    "TEXT_WIDTH",
     "TITLE_CHARS",
     "clean_name",
     "digits_against_alpha",
+    "format_label_pvalue",
     "format_number",
     "format_points",
     "format_pvalue",
@@ -65,6 +67,7 @@ __all__ = [
     "plain_lines",
     "scalar_or_array",
     "shorten",
+    "wrap",
 ]
 
 
@@ -227,6 +230,28 @@ def format_table_pvalue(p: float, alpha: float | None = None) -> str:
     return digits_against_alpha(p, alpha, lambda d: f"{p:.{d}f}", 4)
 
 
+def format_label_pvalue(p: float, alpha: float | None = None) -> str:
+    """A short p-value for a label in a figure (two digits, ``x e-y`` below 1e-3, ``1`` from
+    0.995); never printed on the other side of ``alpha`` than it is. The PNG and the SVG forest
+    plots and the heatmap label their p-values with it.
+
+    Examples
+    --------
+    >>> format_label_pvalue(0.0003), format_label_pvalue(0.0421), format_label_pvalue(0.3823)
+    ('3e-04', '0.042', '0.38')
+    >>> format_label_pvalue(0.0496, alpha=0.05), format_label_pvalue(0.999)
+    ('0.0496', '1')
+    """
+    if p == 0.0:
+        return "<1e-300"
+    if p < 1e-3:
+        return f"{p:.0e}"
+    if p >= 0.995:
+        return "1"
+    first = f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
+    return digits_against_alpha(p, alpha, lambda d: first if d == 2 else f"{p:.{d}g}", 2)
+
+
 def format_number(x: Any, spec: str = ".6g", undefined: str = "undefined") -> str:
     """``format(x, spec)``, or the word ``undefined`` for NaN, inf or ``None``.
 
@@ -275,6 +300,18 @@ def clean_name(name: str) -> str:
     """A name on one line: control characters, line breaks and bidirectional overrides
     become spaces, runs of white space one space."""
     return " ".join("".join(" " if is_control(ch) else ch for ch in name).split())
+
+
+#: The width of every text report's paragraphs (a terminal of 100 columns keeps a margin).
+TEXT_WIDTH = 92
+
+
+def wrap(text: str, indent: str = "") -> str:
+    """A paragraph of a text report, wrapped at :data:`TEXT_WIDTH` (``indent`` before the
+    lines after the first)."""
+    import textwrap
+
+    return textwrap.fill(text, width=TEXT_WIDTH, subsequent_indent=indent)
 
 
 def plain_lines(text: str) -> str:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from mcnemar import vocabulary
 from mcnemar._analysis import TEST_ORDER
-from mcnemar._format import format_pvalue
+from mcnemar._format import format_pvalue, wrap
 from mcnemar._format import markdown_text as _md
 from mcnemar._format import plain_lines as _plain_lines
 from mcnemar._format import shorten as _short
@@ -28,7 +28,6 @@ from mcnemar._report_words import (
     _points,
     _points_interval,
     _size,
-    _wrap,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +57,45 @@ def interval_short(quantity: str, method: str) -> str:
 def _p_text(report: Report, key: str) -> str:
     r = report.tests[key]
     return format_pvalue(r.pvalue, r.log10_pvalue)
+
+
+# The numbers of a report as its text prints them, also given in its JSON (the ``*_text``
+# fields) so that a page shows the same digits without rounding anything itself.
+
+
+def statistic_text(statistic: Any) -> str | None:
+    """A test statistic with 4 significant digits, ``None`` where it is undefined."""
+    x = float(statistic)
+    return f"{x:.4g}" if math.isfinite(x) else None
+
+
+def clustered_pvalue_text(report: Report) -> str:
+    """The clustered test's p-value (the recommended one) as the report prints it."""
+    p = report.pvalue
+    return format_pvalue(p, math.log10(p)) if p > 0 else "0"
+
+
+def accuracy_texts(report: Report) -> tuple[str, str] | None:
+    """The two accuracies in percent, with enough decimals (up to ten) for them to differ
+    where the difference does; ``None`` when N is unknown."""
+    acc = report.accuracy
+    if acc is None:
+        return None
+    dec = 2
+    if report.difference:
+        dec = max(2, min(_MAX_DECIMALS, _decimals(abs(100 * report.difference))))
+    return f"{100 * acc[0]:.{dec}f}%", f"{100 * acc[1]:.{dec}f}%"
+
+
+def effect_texts(estimate: Any, intervals: dict[str, Any]) -> dict[str, Any]:
+    """A ratio or odds ratio and its intervals with 4 significant digits (``None`` for an
+    undefined estimate or limit, e.g. an unbounded upper one)."""
+
+    def four(x: Any) -> str | None:
+        return None if x is None or not math.isfinite(float(x)) else f"{float(x):.4g}"
+
+    return {"estimate_text": four(estimate),
+            "interval_texts": {k: [four(ci.low), four(ci.high)] for k, ci in intervals.items()}}
 
 
 def interval_lines(report: Report) -> list[tuple[str, str]]:
@@ -122,8 +160,7 @@ def clustered_text(report: Report) -> str:
     cl = report.clustered
     if cl is None:
         return ""
-    p = report.pvalue
-    p_text = format_pvalue(p, math.log10(p)) if p > 0 else "0"
+    p_text = clustered_pvalue_text(report)
     text = (
         f"The items come in {cl.clusters} clusters. The {cl.name} gives chi-square = "
         f"{float(cl.statistic):.4g}, p = {p_text} (the unclustered chi-square test: "
@@ -149,30 +186,21 @@ def text(report: Report) -> str:
     labelled = (na, nb) == ("A", "B") or (na.endswith(" (A)") and nb.endswith(" (B)"))
     title = f"{ta} vs {tb}" if labelled else f"{ta} (A) vs {tb} (B)"
     lines = [f"McNemar analysis: {title}", ""]
-    lines.append(_wrap(report.words()))
-    acc = report.accuracy
+    lines.append(wrap(report.words()))
+    acc = accuracy_texts(report)
     if acc is not None:
-        # Enough decimals (up to ten) for the two accuracies to differ where the difference
-        # does.
-        dec = 2
-        if report.difference:
-            dec = max(2, min(_MAX_DECIMALS, _decimals(abs(100 * report.difference))))
-        lines.append(f"Accuracy: {na} {100 * acc[0]:.{dec}f}%, {nb} {100 * acc[1]:.{dec}f}%.")
-    lines += ["", "Conclusion:", _wrap(report.conclusion.text), ""]
+        lines.append(f"Accuracy: {na} {acc[0]}, {nb} {acc[1]}.")
+    lines += ["", "Conclusion:", wrap(report.conclusion.text), ""]
     lines.append(f"Tests ({report.alternative}; the recommended one is marked *):")
     for key in TEST_ORDER:
         r = report.tests[key]
         mark = "*" if key == report.recommended else " "
-        stat = (
-            "undefined"
-            if not math.isfinite(float(r.statistic))
-            else f"{float(r.statistic):.4g}"
-        )
+        stat = statistic_text(r.statistic) or "undefined"
         lines.append(
             f" {mark} {r.name:<48} statistic {stat:>9}   p = {_p_text(report, key):<11}"
             f" log10 p = {float(r.log10_pvalue):.4f}"
         )
-    lines.append(_wrap("Why: " + report.recommendation_reason))
+    lines.append(wrap("Why: " + report.recommendation_reason))
     lines.append("")
     if report.difference is not None:
         level = _pct(report.confidence_level)
@@ -189,29 +217,29 @@ def text(report: Report) -> str:
             "d (both wrong) as well."
         )
     if report.unpaired_pvalue is not None:
-        lines += ["", "The wrong comparison:", _wrap(unpaired_text(report))]
+        lines += ["", "The wrong comparison:", wrap(unpaired_text(report))]
     if report.detectable_difference is not None:
-        lines += ["", "What this test set could detect:", _wrap(power_text(report))]
+        lines += ["", "What this test set could detect:", wrap(power_text(report))]
     if report.clustered is not None:
-        lines += ["", "Clustered items:", _wrap(clustered_text(report))]
+        lines += ["", "Clustered items:", wrap(clustered_text(report))]
     if report.noninferiority is not None:
         from mcnemar.margin import describe_margin, margin_lines
 
         head = f"Against a margin of {describe_margin(report.noninferiority.margin)}:"
         lines += ["", head] + [
-            _wrap(x) for x in margin_lines(report.noninferiority, report.equivalence, report.names)
+            wrap(x) for x in margin_lines(report.noninferiority, report.equivalence, report.names)
         ]
     if report.bayes is not None:
         lines += ["", "How likely is a real gain (Bayesian):",
-                  _wrap(report.bayes.text(report.names))]
+                  wrap(report.bayes.text(report.names))]
     if report.flips is not None and report.flips.shown:
         lines += ["", "Items that flipped:", *(_plain_lines(x) for x in
                                                 report.flips.lines(report.names))]
     if report.alignment is not None:
         lines += ["", "Alignment of the two runs:", _plain_lines(str(report.alignment))]
-    lines += ["", "Assumptions:"] + [_wrap("- " + a, indent="  ") for a in report.assumptions]
+    lines += ["", "Assumptions:"] + [wrap("- " + a, indent="  ") for a in report.assumptions]
     if report.warnings:
-        lines += ["", "Warnings:"] + [_wrap("- " + w, indent="  ") for w in report.warnings]
+        lines += ["", "Warnings:"] + [wrap("- " + w, indent="  ") for w in report.warnings]
     return "\n".join(lines)
 
 
@@ -231,12 +259,17 @@ def markdown(report: Report) -> str:
         "",
         _md(report.words()),
         "",
+    ]
+    acc = accuracy_texts(report)
+    if acc is not None:  # the same line as the text report's
+        out += [f"Accuracy: {na} {acc[0]}, {nb} {acc[1]}.", ""]
+    out += [
         f"| test ({report.alternative}) | statistic | p-value | log10 p |",
         "|---|---:|---:|---:|",
     ]
     for key in TEST_ORDER:
         r = report.tests[key]
-        stat = "—" if not math.isfinite(float(r.statistic)) else f"{float(r.statistic):.4g}"
+        stat = statistic_text(r.statistic) or "—"
         name = f"**{r.name}** (recommended)" if key == report.recommended else r.name
         out.append(f"| {name} | {stat} | {_p_text(report, key)} | {float(r.log10_pvalue):.3f} |")
     out += ["", f"_{_md(report.recommendation_reason)}_", ""]
@@ -248,7 +281,9 @@ def markdown(report: Report) -> str:
             f"| {_pct(report.confidence_level)} interval | points |",
             "|---|---|",
         ]
-        out += [f"| {label} | {text} |" for label, text in interval_lines(report)]
+        # The column says "points": the cells do not say it again.
+        out += [f"| {label} | {text.removesuffix(' points')} |"
+                for label, text in interval_lines(report)]
         out.append("")
     if report.unpaired_pvalue is not None:
         out += [f"> {_md(unpaired_text(report))}", ""]

@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import math
 import re
-import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-from mcnemar._format import format_pvalue
+from mcnemar._format import format_pvalue, wrap
 from mcnemar.inference import McNemarResult
+
+#: Paragraphs at the report's width (the one wrapping of every text report).
+_wrap = wrap
 
 
 def _cell(x: Any) -> str:
     return "—" if x is None else str(int(x))
-
-
-def _wrap(text: str, indent: str = "") -> str:
-    return textwrap.fill(text, width=92, subsequent_indent=indent)
 
 
 #: Beyond this many decimals a quantity in points is printed in e-notation (1.1e-14).
@@ -180,6 +178,51 @@ class Claims:
     contains_zero: bool | None
 
 
+def interval_disagreement(claims: Claims) -> str | None:
+    """Whether the headline interval and the test disagree, and how: ``"includes"`` when a
+    significant result (one that says which system did better) stands beside an interval
+    that includes 0, ``"excludes"`` when a non-significant one (in the direction the
+    alternative asks about) stands beside an interval that excludes 0; ``None`` when they
+    agree or there is nothing to compare. The one rule of every report that explains it: the
+    single-table conclusion and each row of a per-task comparison."""
+    if not claims.defined or claims.interval is None:
+        return None
+    if claims.better is not None:
+        return "includes" if claims.contains_zero else None
+    if claims.significant or claims.opposite or claims.direction is None:
+        return None
+    return "excludes" if claims.contains_zero is False else None
+
+
+def interval_note(
+    verb: str,
+    claims: Claims,
+    *,
+    names: tuple[str, str],
+    test: str,
+    alpha: float,
+    alternative: str,
+    ci_label: str,
+    level: float,
+) -> str:
+    """Why a test and an interval can disagree (``verb``: :func:`interval_disagreement`): their
+    levels differ (a two-sided interval at level L matches a two-sided test at 1 - L, a
+    one-sided one at (1 - L)/2), or, at matching levels, they are computed differently."""
+    assert claims.interval is not None
+    na, nb = names
+    side = {"greater": "a", "less": "b"}.get(alternative)
+    lo_text, hi_text = _points_pair(*claims.interval)
+    matching = 1.0 - (2.0 if side else 1.0) * alpha
+    if not math.isclose(level, matching, rel_tol=1e-9, abs_tol=1e-12):
+        why = f"the interval is at the {_pct(level)} level and the {test} at alpha = {_num(alpha)}"
+    else:
+        why = "the interval and the test are computed differently"
+    return (
+        f"The {_pct(level)} {ci_label} interval of {na} - {nb} ({lo_text} to {hi_text} "
+        f"points) {verb} 0: {why}, so they need not agree."
+    )
+
+
 def headline(
     claims: Claims, *, names: tuple[str, str], alternative: str, alpha: float, discordant: int
 ) -> str:
@@ -232,7 +275,7 @@ def conclusion_text(
     side = {"greater": "a", "less": "b"}.get(alternative)
     defined, significant, better = claims.defined, claims.significant, claims.better
     direction, opposite = claims.direction, claims.opposite
-    interval, contains_zero = claims.interval, claims.contains_zero
+    interval = claims.interval
 
     # -- the words ----------------------------------------------------------------------------
     split = (
@@ -261,25 +304,6 @@ def conclusion_text(
             )
         return f"{who} was ahead on this test set by {_size(diff)} points{ci_text(leader)}"
 
-    def interval_note(verb: str) -> str:
-        # Why a test and an interval can disagree: their levels differ (a two-sided interval
-        # at level L matches a two-sided test at 1 - L, a one-sided one at (1 - L)/2), or, at
-        # matching levels, they are computed differently.
-        assert interval is not None
-        lo_text, hi_text = _points_pair(*interval)
-        matching = 1.0 - (2.0 if side else 1.0) * alpha
-        if not math.isclose(level, matching, rel_tol=1e-9, abs_tol=1e-12):
-            why = (
-                f"the interval is at the {_pct(level)} level and the {test} at alpha = "
-                f"{_num(alpha)}"
-            )
-        else:
-            why = "the interval and the test are computed differently"
-        return (
-            f" The {_pct(level)} {ci_label} interval of {na} - {nb} ({lo_text} to {hi_text} "
-            f"points) {verb} 0: {why}, so they need not agree."
-        )
-
     def power_words() -> str:
         if detectable is None:
             return ""
@@ -297,8 +321,10 @@ def conclusion_text(
             f"{winner} did better than {loser}{size}: {split}. The {test} gives {p_clause}, "
             "so a difference this large is unlikely if the two were equally accurate."
         )
-        if contains_zero:
-            text += interval_note("includes")
+        verb = interval_disagreement(claims)
+        if verb is not None:
+            text += " " + interval_note(verb, claims, names=names, test=test, alpha=alpha,
+                                        alternative=alternative, ci_label=ci_label, level=level)
     elif significant:
         # Only a one-sided test at an alpha above 1/2 rejects without the data favouring the
         # system it is about (its p-value is then at least 1/2).
@@ -332,8 +358,11 @@ def conclusion_text(
         )
         if direction is not None:
             text += f" {lead(direction)}, but a lead this size is within what chance produces."
-            if contains_zero is False:
-                text += interval_note("excludes")
+            verb = interval_disagreement(claims)
+            if verb is not None:
+                text += " " + interval_note(verb, claims, names=names, test=test, alpha=alpha,
+                                            alternative=alternative, ci_label=ci_label,
+                                            level=level)
         text += " A non-significant result is not evidence that the two are equally accurate"
         text += f": the test had {power_words()}." if detectable is not None else "."
     return text
@@ -346,7 +375,13 @@ EXACT_BELOW = 25
 def recommendation_reason(tests: dict[str, McNemarResult], discordant: int, alpha: float) -> str:
     """Why the recommended test (exact below ``EXACT_BELOW`` discordant items, else chi-square)."""
     big_d = discordant
-    if big_d < EXACT_BELOW:
+    if big_d == 0:
+        reason = (
+            "no discordant items: nothing on this test set tells A and B apart, and every "
+            "test gives p = 1; the exact conditional test is reported "
+            f"({tests['exact'].convention})."
+        )
+    elif big_d < EXACT_BELOW:
         reason = (
             f"only {big_d} discordant item{'s' if big_d != 1 else ''} (fewer than {EXACT_BELOW}), "
             "so the chi-square approximation is not trusted: report the exact conditional "

@@ -3,8 +3,12 @@
 Text, markdown and HTML of the result, and the dependency-free SVG forest plot
 (:func:`forest_svg`, which the web page shows). Every sentence is built from the numbers it
 prints: a task is called worse exactly when its adjusted p-value is below alpha and A's
-accuracy is lower, and the overall verdict follows the headline's p-value and sign.
-Nothing here computes a statistic; :mod:`mcnemar.tasks` does.
+accuracy is lower, and the overall verdict follows the headline's p-value and sign. Which
+overall is the headline is :func:`headline_rule`'s one decision; :func:`headline` states it
+for the JSON (and so for the page), and each task's numbers are given there as the table
+prints them (:func:`task_texts`), with the single report's explanation of an interval and a
+test that disagree (:func:`task_note`). Nothing here computes a statistic;
+:mod:`mcnemar.tasks` does.
 """
 
 from __future__ import annotations
@@ -14,17 +18,26 @@ import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mcnemar._format import clean_name, format_table_pvalue, markdown_text, shorten
-from mcnemar.vocabulary import ADJUSTMENTS, short
+from mcnemar._format import (
+    clean_name,
+    format_label_pvalue,
+    format_table_pvalue,
+    markdown_text,
+    shorten,
+    wrap,
+)
+from mcnemar.vocabulary import ADJUSTMENTS, DIFFERENCE_INTERVALS, short
 
 if TYPE_CHECKING:
     from mcnemar.report import Report
     from mcnemar.tasks import TaskComparison
 
-__all__ = ["forest_rows", "forest_svg", "html", "markdown", "text", "verdict"]
+__all__ = ["forest_rows", "forest_svg", "headline", "headline_rule", "html", "markdown", "text",
+           "verdict"]
 
 _TEST_WORDS = {"exact": "exact McNemar", "asymptotic": "chi-square McNemar",
                "clustered": "clustered McNemar"}
+_REPORT_TEST_NAMES = {"exact": "exact", "asymptotic": "chi-square", "clustered": "clustered"}
 _TEST_NOTE = "exact below 25 discordant items, chi-square from 25, clustered with clusters"
 
 
@@ -50,6 +63,34 @@ def _verdict(est: float, p: float | None, alpha: float, alternative: str) -> str
     if est > 0 and alternative in ("two-sided", "greater"):
         return "better"
     return "none"
+
+
+def headline_rule(tasks: int, headline: str | None = None) -> tuple[str, str]:
+    """Which overall answers "is A better overall?", and why: the one rule behind every
+    per-task headline (``compare --by-task``, its JSON and the web page all state the
+    headline a :class:`~mcnemar.tasks.TaskComparison` carries, decided here; re-exported as
+    ``mcnemar.tasks.headline_rule``).
+
+    The macro overall for two tasks or more (a suite's score is the mean of its task scores),
+    the micro one for a single task (McNemar's test of its table); ``headline`` chooses.
+
+    Examples
+    --------
+    >>> headline_rule(4)[0], headline_rule(1)[0], headline_rule(4, "micro")[0]
+    ('macro', 'micro', 'micro')
+    """
+    chosen = headline or ("macro" if tasks > 1 else "micro")
+    if chosen == "macro":
+        reason = ("macro, the unweighted mean of the per-task differences, because a suite's "
+                  "score is the mean of its task scores (each task counts once whatever its "
+                  "size); micro pools the items (each item counts once).")
+        if tasks == 1:
+            reason = "macro, as asked; with one task it is that task's difference (z-test)."
+    else:
+        reason = ("micro, McNemar's test on the summed table, "
+                  + ("because there is one task." if tasks == 1 else
+                     "as asked: each item counts once, so large tasks weigh more."))
+    return chosen, reason
 
 
 def _micro_interval(report: Report) -> tuple[float, float]:
@@ -83,11 +124,22 @@ def _pt(x: float | None) -> str:
 
 def verdict(c: TaskComparison) -> str:
     """The answer in two sentences: the headline overall, then which tasks got worse."""
+    return verdict_overall(c) + " " + verdict_tasks(c)
+
+
+def _headline_p(c: TaskComparison) -> str:
+    p = c.headline[3]
+    return "undefined" if p is None else format_table_pvalue(p, c.alpha)
+
+
+def verdict_overall(c: TaskComparison) -> str:
+    """The first sentence of the verdict: the headline overall (:attr:`TaskComparison.headline`)
+    with its interval and p-value, and what it says at alpha."""
     a, b = (clean_name(n) for n in c.names)
     est, lo, hi, p = c.headline
     kind = c.overall.headline
     side = _verdict(est, p, c.alpha, c.alternative)
-    p_text = "undefined" if p is None else format_table_pvalue(p, c.alpha)
+    p_text = _headline_p(c)
     ci = f"{_level(c.confidence_level)} CI {_pt(lo)} to {_pt(hi)}"
     what = {"worse": f"{a} is significantly less accurate than {b}",
             "better": f"{a} is significantly more accurate than {b}",
@@ -96,8 +148,13 @@ def verdict(c: TaskComparison) -> str:
             f"no significant evidence that {a} is "
             f"{'more' if c.alternative == 'greater' else 'less'} accurate than {b}",
             "undefined": "the test is undefined"}[side]
-    first = (f"Overall ({kind}): {a} - {b} = {_pt(est)} points ({ci}), p = {p_text}: "
-             f"{what} at alpha = {c.alpha:g}.")
+    return (f"Overall ({kind}): {a} - {b} = {_pt(est)} points ({ci}), p = {p_text}: "
+            f"{what} at alpha = {c.alpha:g}.")
+
+
+def verdict_tasks(c: TaskComparison) -> str:
+    """The second sentence of the verdict: how many tasks (and which) got worse."""
+    a = clean_name(c.names[0])
     adj = short(ADJUSTMENTS, c.adjust)
     adj_text = "without adjustment" if c.adjust == "none" else f"after {adj} adjustment"
     worse = c.worse
@@ -114,7 +171,102 @@ def verdict(c: TaskComparison) -> str:
     if c.better:
         n_b = len(c.better)
         second += f" {n_b} task{_s(n_b)} significantly better."
-    return first + " " + second
+    return second
+
+
+def headline_words(c: TaskComparison) -> str:
+    """The headline overall in a few words (a page title, the verdict's first line)."""
+    a, b = (clean_name(n) for n in c.names)
+    kind = c.overall.headline
+    outcome = c.outcome
+    if outcome == "undefined":
+        return f"No conclusion: the {kind} overall test is undefined for these data"
+    if outcome == "better":
+        return f"{a} did better than {b} overall ({kind})"
+    if outcome == "worse":
+        return f"{b} did better than {a} overall ({kind})"
+    if c.alternative == "two-sided":
+        return f"No clear difference between {a} and {b} overall ({kind})"
+    side, other = (a, b) if c.alternative == "greater" else (b, a)
+    return f"No clear evidence that {side} is more accurate than {other} overall ({kind})"
+
+
+def headline(c: TaskComparison) -> dict[str, Any]:
+    """The headline overall as the JSON states it (``headline`` of ``mcnemar.tasks/1``): which
+    overall it is (:func:`mcnemar.tasks.headline_rule`), its numbers, what it says, and the
+    words and digits the text prints, so that every reader shows the same headline."""
+    from mcnemar._format import json_number
+
+    est, lo, hi, p = c.headline
+    kind = c.overall.headline
+    if kind == "macro":
+        test = "z-test on the mean of the per-task differences"
+        label = "macro z-test"
+    else:
+        test = _TEST_WORDS.get(c.overall.micro.recommended, c.overall.micro.recommended)
+        label = f"micro {test} test"
+    return {
+        "overall": kind,
+        "outcome": c.outcome,
+        "significant": c.outcome in ("worse", "better"),
+        "estimate": json_number(est),
+        "low": json_number(lo),
+        "high": json_number(hi),
+        "pvalue": json_number(p),
+        "test": test,
+        "label": label,
+        "words": headline_words(c),
+        "text": verdict_overall(c),
+        "texts": {"estimate": _pt(est), "low": _pt(lo), "high": _pt(hi),
+                  "pvalue": _headline_p(c)},
+    }
+
+
+def task_texts(c: TaskComparison, t: Any) -> dict[str, str]:
+    """A task's numbers as the per-task table prints them (``texts`` of each task)."""
+    return {"difference": _pt(t.difference), "low": _pt(t.low), "high": _pt(t.high),
+            "pvalue": format_table_pvalue(t.pvalue, c.alpha),
+            "adjusted_pvalue": format_table_pvalue(t.adjusted_pvalue, c.alpha)}
+
+
+def task_note(c: TaskComparison, t: Any) -> str | None:
+    """Why a task's interval and its test disagree (the interval excludes 0 beside p >= alpha,
+    or includes it beside p < alpha), in the words the single-table report uses for its own
+    headline interval and test (:func:`mcnemar._report_words.interval_disagreement`); ``None``
+    when they agree."""
+    import numpy as np
+
+    from mcnemar._analysis import decide
+    from mcnemar._report_words import interval_disagreement, interval_note
+    from mcnemar.report import _claims
+
+    decided = decide(pvalue=np.array([t.pvalue]), b=np.array([t.b]), c=np.array([t.c]),
+                     alpha=c.alpha, alternative=c.alternative, low=np.array([t.low]),
+                     high=np.array([t.high]))
+    claims = _claims(decided, 0, t.low, t.high)
+    verb = interval_disagreement(claims)
+    if verb is None:
+        return None
+    side = "" if c.alternative == "two-sided" else "one-sided "
+    # The test's name as the single report of that task alone says it.
+    test = f"{side}{_REPORT_TEST_NAMES.get(t.test, t.test)} test"
+    robust = t.clustered is not None and t.clustered.difference is not None and \
+        t.clustered.standard_error is not None  # the task's interval is the cluster-robust one
+    label = "cluster-robust" if robust else short(DIFFERENCE_INTERVALS, c.interval)
+    names = (clean_name(c.names[0]), clean_name(c.names[1]))
+    return interval_note(verb, claims, names=names, test=test,
+                         alpha=c.alpha, alternative=c.alternative, ci_label=label,
+                         level=c.confidence_level)
+
+
+def notes(c: TaskComparison) -> list[str]:
+    """``task: note`` for every task whose interval and test disagree (worst first)."""
+    out = []
+    for t in c.tasks:
+        note = task_note(c, t)
+        if note is not None:
+            out.append(f"{clean_name(t.task)}: {note}")
+    return out
 
 
 def rows(c: TaskComparison, markdown: bool = False) -> list[list[str]]:
@@ -123,10 +275,10 @@ def rows(c: TaskComparison, markdown: bool = False) -> list[list[str]]:
     for t in c.tasks:
         flag = "worse" if t.worse else "better" if t.better else ""
         name = clean_name(t.task)
+        x = task_texts(c, t)
         out.append([markdown_text(name) if markdown else shorten(name, 48), str(t.n),
-                     str(t.b), str(t.c), _pt(t.difference), f"{_pt(t.low)} to {_pt(t.high)}",
-                     t.test, format_table_pvalue(t.pvalue, c.alpha),
-                    format_table_pvalue(t.adjusted_pvalue, c.alpha), flag])
+                     str(t.b), str(t.c), x["difference"], f"{x['low']} to {x['high']}",
+                     t.test, x["pvalue"], x["adjusted_pvalue"], flag])
     return out
 
 
@@ -162,10 +314,11 @@ def overall_lines(c: TaskComparison) -> list[str]:
 def text(c: TaskComparison) -> str:
     """The plain-text result: verdict, overall lines, per-task table, notes."""
     a, b = (clean_name(n) for n in c.names)
-    lines = [f"{a} (A) vs {b} (B), task by task: {len(c.tasks)} "
-             f"task{_s(len(c.tasks))}, {c.items} items.", "",
-             verdict(c), ""]
-    lines += overall_lines(c)
+    lines = [wrap(f"{a} (A) vs {b} (B), task by task: {len(c.tasks)} "
+                  f"task{_s(len(c.tasks))}, {c.items} items."), "",
+             wrap(verdict(c)), ""]
+    # Paragraphs at the width of the single report; the table keeps its own lines.
+    lines += [wrap(x) for x in overall_lines(c)]
     lines.append("")
     head = header(c)
     table = rows(c)
@@ -179,12 +332,14 @@ def text(c: TaskComparison) -> str:
     lines.append(line(head))
     lines += [line(r) for r in table]
     lines.append("")
-    lines.append(f"p: the test {a} vs {b} of each task alone ({_TEST_NOTE}); "
-                 f"{c.alternative}.")
+    lines.append(wrap(f"p: the test {a} vs {b} of each task alone ({_TEST_NOTE}); "
+                      f"{c.alternative}."))
+    # Rows whose interval and test disagree get the single report's explanation.
+    lines += [wrap(f"- {x}", indent="  ") for x in notes(c)]
     if c.flips is not None and c.flips.shown:
         lines += ["", "Items that flipped:", *c.flips.lines(c.names)]
     if c.warnings:
-        lines += ["", "Warnings:"] + [f"- {w}" for w in c.warnings]
+        lines += ["", "Warnings:"] + [wrap(f"- {w}", indent="  ") for w in c.warnings]
     if c.alignment is not None:
         lines += ["", str(c.alignment)]
     return "\n".join(lines)
@@ -203,6 +358,9 @@ def markdown(c: TaskComparison) -> str:
     for r in rows(c, markdown=True):
         r[-1] = f"**{r[-1]}**" if r[-1] else ""
         out.append("| " + " | ".join(r) + " |")
+    explained = notes(c)
+    if explained:
+        out += ["", *(f"- {markdown_text(x)}" for x in explained)]
     if c.flips is not None and c.flips.shown:
         out += ["", *c.flips.markdown(c.names)]
     if c.warnings:
@@ -228,32 +386,61 @@ def forest_rows(comparison: TaskComparison) -> list[dict[str, Any]]:
     """The rows of the forest plot, top to bottom: tasks worst first, then micro and macro.
 
     Each row: ``label``, ``estimate``, ``low``, ``high`` (proportions), ``significant``,
-    ``worse``, ``overall`` (False for tasks).
+    ``worse``, ``overall`` (False for tasks), ``pvalue`` (adjusted for tasks), ``headline``
+    (the overall row the verdict states) and ``p_label`` (``"adj. p = 0.38"``, or ``None``),
+    as both forest plots (SVG and PNG) label them.
     """
+    alpha = comparison.alpha
+
+    def p_label(p: float | None, overall: bool) -> str | None:
+        if p is None or not math.isfinite(p):
+            return None
+        word = "p" if overall or comparison.adjust == "none" else "adj. p"
+        return f"{word} = {format_label_pvalue(p, alpha)}"
+
     rows = [{"label": t.task, "estimate": t.difference, "low": t.low, "high": t.high,
              "significant": t.worse or t.better, "worse": t.worse, "overall": False,
-             "pvalue": t.adjusted_pvalue} for t in comparison.tasks]
+             "pvalue": t.adjusted_pvalue, "headline": False,
+             "p_label": p_label(t.adjusted_pvalue, False)} for t in comparison.tasks]
     micro, macro = comparison.overall.micro, comparison.overall.macro
     lo, hi = _micro_interval(micro)
     est = float(micro.difference) if micro.difference is not None else math.nan
-    for label, e, low, high, p in (
-            ("Overall, micro (items pooled)", est, lo, hi, micro.pvalue),
-            ("Overall, macro (mean of tasks)", macro.estimate, macro.low, macro.high,
+    for kind, label, e, low, high, p in (
+            ("micro", "Overall, micro (items pooled)", est, lo, hi, micro.pvalue),
+            ("macro", "Overall, macro (mean of tasks)", macro.estimate, macro.low, macro.high,
              macro.pvalue)):
-        side = _verdict(e, p, comparison.alpha, comparison.alternative)
+        side = _verdict(e, p, alpha, comparison.alternative)
         rows.append({"label": label, "estimate": e, "low": low, "high": high,
                      "significant": side in ("worse", "better"), "worse": side == "worse",
-                     "overall": True, "pvalue": p})
+                     "overall": True, "pvalue": p,
+                     "headline": kind == comparison.overall.headline,
+                     "p_label": p_label(p, True)})
     return rows
+
+
+def forest_title(comparison: TaskComparison) -> str:
+    """The title of both forest plots: what a filled marker and the ``*`` mean."""
+    adjusted = short(ADJUSTMENTS, comparison.adjust)
+    return (f"Per task, worst first: filled = significant ({adjusted} adjusted p < "
+            f"{comparison.alpha:g}); * = headline overall")
+
+
+def forest_axis(comparison: TaskComparison) -> str:
+    """The x-axis title of both forest plots, naming the two systems."""
+    a, b = (shorten(clean_name(n), 30) for n in comparison.names)
+    return f"accuracy({a}) - accuracy({b}), points, {_level(comparison.confidence_level)} CI"
 
 
 def forest_svg(comparison: TaskComparison, *, width: int = 720, label_chars: int = 40) -> str:
     """The forest plot of a :class:`TaskComparison` as a standalone SVG document (a string).
 
     One row per task, worst first, with accuracy(A) - accuracy(B) in points and its interval;
-    a filled marker means significant after adjustment (red when A is worse); the micro and
-    macro overall rows (diamonds) close the plot; a dashed line marks zero. Labels longer than
-    ``label_chars`` are shortened; every text is escaped.
+    a filled marker means significant after adjustment (red when A is worse), the adjusted
+    p-value is written on the right; the micro and macro overall rows (diamonds) close the
+    plot, the headline one marked ``*``; a dashed line marks zero, and the axis names the two
+    systems. The labels are those of the PNG (:func:`mcnemar.plotting.forest_plot`): both
+    draw :func:`forest_rows`. Labels longer than ``label_chars`` are shortened; every text is
+    escaped.
 
     Examples
     --------
@@ -262,18 +449,22 @@ def forest_svg(comparison: TaskComparison, *, width: int = 720, label_chars: int
     >>> svg = forest_svg(res)
     >>> svg.startswith("<svg") and svg.count("<line") >= 4
     True
+    >>> "Overall, macro (mean of tasks) *" in svg and "adj. p = 1" in svg
+    True
     """
     rows = forest_rows(comparison)
     e = _html.escape
     font = 11
     char_w = 0.62 * font  # a generous average advance of a sans-serif character
-    labels = [shorten(clean_name(r["label"]), label_chars) for r in rows]
+    labels = [shorten(clean_name(r["label"]), label_chars) + (" *" if r["headline"] else "")
+              for r in rows]
     left = int(max(len(x) for x in labels) * char_w) + 16
-    right_col = 70
+    right_col = int(max(len(r["p_label"] or "") for r in rows) * char_w) + 16
     row_h = 18
     top = 34
     gap = 10  # between the tasks and the overall rows
-    height = top + row_h * len(rows) + gap + 42
+    bottom = top + row_h * len(rows) + gap
+    height = bottom + 50
     plot_w = max(120, width - left - right_col - 10)
     vals = [v for r in rows for v in (r["low"], r["high"], r["estimate"])
             if v is not None and math.isfinite(v)] + [0.0]
@@ -289,17 +480,17 @@ def forest_svg(comparison: TaskComparison, *, width: int = 720, label_chars: int
            'role="img">',
            f"<title>{e(clean_name(comparison.names[0]))} - {e(clean_name(comparison.names[1]))}"
            " per task</title>",
-           f'<text x="{left}" y="16" font-weight="bold">accuracy(A) - accuracy(B), points, '
-           f"{_level(comparison.confidence_level)} CI; filled: adjusted p &lt; "
-           f"{comparison.alpha:g}</text>"]
+           f'<text x="8" y="16" font-weight="bold">{e(forest_title(comparison))}</text>']
     zero = x(0.0)
-    bottom = top + row_h * len(rows) + gap
     out.append(f'<line x1="{zero:.1f}" y1="{top - 6}" x2="{zero:.1f}" y2="{bottom}" '
                'stroke="#555" stroke-dasharray="4 3"/>')
     for i, (r, label) in enumerate(zip(rows, labels, strict=True)):
         y = top + row_h * i + row_h / 2 + (gap if r["overall"] else 0)
         color = "#b00020" if r["worse"] else "#1f5fa8"
         out.append(f'<text x="{left - 8}" y="{y + 4:.1f}" text-anchor="end">{e(label)}</text>')
+        if r["p_label"] is not None:
+            out.append(f'<text x="{left + plot_w + 8}" y="{y + 4:.1f}" fill="#444" '
+                       f'data-p="{e(r["p_label"])}">{e(r["p_label"])}</text>')
         if not all(v is not None and math.isfinite(v)
                    for v in (r["low"], r["high"], r["estimate"])):
             continue
@@ -314,8 +505,6 @@ def forest_svg(comparison: TaskComparison, *, width: int = 720, label_chars: int
         else:
             out.append(f'<circle cx="{cx:.1f}" cy="{y:.1f}" r="4" fill="{fill}" '
                        f'stroke="{color}"/>')
-        out.append(f'<text x="{left + plot_w + 8}" y="{y + 4:.1f}" fill="#444">'
-                   f"{e(_pt(r['estimate']))}</text>")
     axis_y = bottom + 6
     out.append(f'<line x1="{left}" y1="{axis_y}" x2="{left + plot_w}" y2="{axis_y}" '
                'stroke="#888"/>')
@@ -325,6 +514,8 @@ def forest_svg(comparison: TaskComparison, *, width: int = 720, label_chars: int
                    'stroke="#888"/>')
         out.append(f'<text x="{tx:.1f}" y="{axis_y + 16}" text-anchor="middle">'
                    f"{tick:g}</text>")
+    out.append(f'<text x="{left + plot_w / 2:.1f}" y="{axis_y + 36}" text-anchor="middle">'
+               f"{e(forest_axis(comparison))}</text>")
     out.append("</svg>")
     return "\n".join(out)
 

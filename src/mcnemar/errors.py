@@ -12,7 +12,8 @@ only where a caller would want to catch them separately:
     two runs whose item keys do not match (missing or duplicated items).
 
 Degenerate but valid data (for example no discordant pairs) is not an error; it may emit a
-:class:`McNemarWarning`.
+:class:`McNemarWarning`. :func:`missing_dependency` is the one error for an optional module
+that is not installed, naming the extra that installs it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "McNemarError",
     "McNemarWarning",
     "TableError",
+    "missing_dependency",
     "option",
 ]
 
@@ -146,3 +148,29 @@ class AlignmentError(InputFileError):
 
 class McNemarWarning(UserWarning):
     """Valid input that deserves attention (e.g. no discordant pairs, a tiny test set)."""
+
+
+#: Which extra of the package installs a module imported on demand.
+_EXTRAS = {"pyarrow": "frames", "duckdb": "frames", "narwhals": "frames", "pandas": "frames",
+           "polars": "frames", "tqdm": "progress", "matplotlib": "plot", "fastapi": "web",
+           "uvicorn": "web", "dask": "distributed", "pyspark": "distributed"}
+
+
+def missing_dependency(exc: ImportError, *, what: str = "this") -> McNemarError:
+    """The error for an optional module that is not installed, naming the extra to install.
+
+    Examples
+    --------
+    >>> str(missing_dependency(ModuleNotFoundError("no", name="pyarrow"), what="Parquet"))
+    "Parquet needs pyarrow, which is not installed: pip install 'mcnemar[frames]'"
+    """
+    module = (exc.name or "").split(".")[0]
+    extra = _EXTRAS.get(module)
+    if extra is not None:
+        return McNemarError(f"{what} needs {module}, which is not installed: "
+                            f"pip install 'mcnemar[{extra}]'")
+    if module == "backports":
+        return McNemarError(f"{what} needs backports-zstd (a dependency of mcnemar on Python "
+                            "before 3.14), which is not installed: pip install backports-zstd")
+    return McNemarError(f"{what} needs the module {module or exc}, which cannot be imported "
+                        f"({exc}); reinstall mcnemar with its dependencies")

@@ -66,7 +66,7 @@ from scipy import special
 
 from mcnemar import vocabulary
 from mcnemar._format import json_fields
-from mcnemar.errors import McNemarError
+from mcnemar.errors import McNemarError, option
 from mcnemar.inference import as_table, format_pvalue
 from mcnemar.intervals import ConfidenceInterval, _tango_statistic, difference_interval
 
@@ -110,24 +110,28 @@ _GRID = 200
 def _check_margin(margin: Any) -> float:
     if isinstance(margin, bool) or not isinstance(margin, int | float | np.integer | np.floating):
         raise McNemarError(
-            f"margin must be a number strictly between 0 and 1, a proportion (0.01 = 1 accuracy "
-            f"point); got {margin!r}"
+            f"{option('margin')} must be a number strictly between 0 and 1, a proportion (0.01 "
+            f"= 1 accuracy point); got {margin!r}", argument="margin"
         )
     value = float(margin)
     if not 0.0 < value < 1.0:
-        hint = " (a proportion: write 0.01 for 1 point, not 1)" if value >= 1.0 else ""
-        raise McNemarError(f"margin must be strictly between 0 and 1{hint}; got {margin!r}")
+        points = f"{value:g} point{'' if value == 1 else 's'}"
+        hint = (f" (a proportion: write {value / 100:g} for {points}, not {value:g})"
+                if value >= 1.0 else "")
+        raise McNemarError(f"{option('margin')} must be strictly between 0 and 1{hint}; got "
+                           f"{value:g}", argument="margin")
     return value
 
 
 def _check_alpha(alpha: Any) -> float:
     if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.integer | np.floating):
-        raise McNemarError(f"alpha must be a number strictly between 0 and 0.5; got {alpha!r}")
+        raise McNemarError(f"{option('alpha')} must be a number strictly between 0 and 0.5; "
+                           f"got {alpha!r}", argument="alpha")
     value = float(alpha)
     if not 0.0 < value < 0.5:
         raise McNemarError(
-            f"alpha must be strictly between 0 and 0.5 (the one-sided level; the matching "
-            f"interval has level 1 - 2 alpha); got {alpha!r}"
+            f"{option('alpha')} must be strictly between 0 and 0.5 (the one-sided level; the "
+            f"matching interval has level 1 - 2 alpha); got {value:g}", argument="alpha"
         )
     return value
 
@@ -724,9 +728,22 @@ def margin_dict(
     ni: NonInferiorityResult, eq: EquivalenceResult | None, names: tuple[str, str]
 ) -> dict[str, Any]:
     """The report's JSON blocks ``noninferiority`` and (when tested) ``equivalence``."""
-    out: dict[str, Any] = {"noninferiority": {**ni.to_dict(), "text": _ni_line(ni, names)}}
+    # The numbers as the report's lines print them (a page shows these digits).
+    ci = ni.confidence_interval()
+    ni_texts = {
+        "pvalue_text": _ptext(ni.pvalue, ni.log10_pvalue),
+        "statistic_text": f"{float(ni.statistic):.4f}" if math.isfinite(float(ni.statistic))
+        else None,
+        "interval_text": _interval_text(float(ci.low), float(ci.high), ni.margin)
+        if math.isfinite(float(ci.low)) and math.isfinite(float(ci.high)) else None,
+    }
+    out: dict[str, Any] = {"noninferiority": {**ni.to_dict(), "text": _ni_line(ni, names),
+                                              **ni_texts}}
     if eq is not None:
-        out["equivalence"] = {**eq.to_dict(), "text": _eq_line(eq, names)}
+        out["equivalence"] = {**eq.to_dict(), "text": _eq_line(eq, names),
+                              "pvalue_text": _ptext(eq.pvalue, eq.log10_pvalue),
+                              "pvalue_lower_text": _ptext(eq.pvalue_lower, eq.log10_pvalue_lower),
+                              "pvalue_upper_text": _ptext(eq.pvalue_upper, eq.log10_pvalue_upper)}
     return out
 
 

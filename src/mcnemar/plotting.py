@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from mcnemar import vocabulary
-from mcnemar._format import digits_against_alpha
+from mcnemar._format import format_label_pvalue
 from mcnemar.errors import McNemarError
 
 if TYPE_CHECKING:
@@ -83,6 +83,13 @@ def _check_path(path: Any) -> Path:
         raise McNemarError(
             f"path {str(path)!r}: the directory {str(parent)!r} does not exist"
         )
+    # Refused before any work, as every missing extra is: not after a report was printed.
+    try:
+        import matplotlib  # noqa: F401 (the drawing needs it; imported here to fail first)
+    except ImportError as exc:
+        from mcnemar.io._run import missing_dependency
+
+        raise missing_dependency(exc, what=f"drawing {out.name}") from None
     return out
 
 
@@ -132,14 +139,7 @@ def _save(fig: Any, canvas_class: Any, path: Path, dpi: float) -> Path:
 
 def _fmt_cell(p: float, alpha: float) -> str:
     """Short p-value label; a value below ``alpha`` never rounds up to it (or vice versa)."""
-    if p == 0.0:
-        return "<1e-300"
-    if p < 1e-3:
-        return f"{p:.0e}"
-    if p >= 0.995:
-        return "1"
-    first = f"{p:.2g}" if p < 0.1 else f"{p:.2f}"
-    return digits_against_alpha(p, alpha, lambda d: first if d == 2 else f"{p:.{d}g}", 2)
+    return format_label_pvalue(p, alpha)
 
 
 def _two_part_colormap(vmin: float, alpha: float) -> Any:
@@ -539,21 +539,15 @@ def forest_plot(
                    color=color[filled].tolist(), zorder=3)
         ax.scatter(est[hollow], y[hollow], marker=marker, s=size_pt, facecolor="white",
                    edgecolor=color[hollow].tolist(), zorder=3)
-    headline = comparison.overall.headline
-    labels = []
-    for r in rows:
-        text = shorten(clean_name(r["label"]), label_chars)
-        if r["overall"] and r["label"].lower().split(", ")[1].startswith(headline):
-            text += " *"
-        labels.append(text)
+    # The rows carry their labels (the SVG forest plot draws the same ones).
+    labels = [shorten(clean_name(r["label"]), label_chars) + (" *" if r["headline"] else "")
+              for r in rows]
     ax.set_yticks(y, labels, fontsize=8)
     ax.set_ylim(min(y) - 0.8, max(y) + 0.8)
     for yy, r in zip(y.tolist(), rows, strict=True):
-        p = r["pvalue"]
-        if p is None or not math.isfinite(p):
+        if r["p_label"] is None:
             continue
-        word = "p" if r["overall"] or comparison.adjust == "none" else "adj. p"
-        ax.annotate(f"{word} = {_fmt_cell(p, comparison.alpha)}", xy=(1.0, yy),
+        ax.annotate(r["p_label"], xy=(1.0, yy),
                     xycoords=("axes fraction", "data"), xytext=(4, 0),
                     textcoords="offset points", va="center", fontsize=7, color="0.25")
     level = f"{100 * comparison.confidence_level:g}%"

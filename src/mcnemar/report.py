@@ -281,9 +281,13 @@ class Report(Rendered):
             key: {
                 **_pick(self.tests[key].to_dict(), _TEST_KEYS),
                 "recommended": key == self.recommended,
+                # The numbers as the text report prints them (a page shows these digits).
+                "statistic_text": render.statistic_text(self.tests[key].statistic),
+                "pvalue_text": render._p_text(self, key),
             }
             for key in _TEST_ORDER
         }
+        acc_texts = render.accuracy_texts(self)
         out: dict[str, Any] = {
             "schema": SCHEMA,
             "names": {"a": self.names[0], "b": self.names[1]},
@@ -292,7 +296,8 @@ class Report(Rendered):
             "alternative": self.alternative,
             "alpha": self.alpha,
             "confidence_level": self.confidence_level,
-            "accuracy": None if acc is None else {"a": acc[0], "b": acc[1]},
+            "accuracy": None if acc is None or acc_texts is None else
+            {"a": acc[0], "b": acc[1], "a_text": acc_texts[0], "b_text": acc_texts[1]},
             "tests": tests,
             "recommended": {"test": self.recommended, "reason": self.recommendation_reason},
             "difference": {
@@ -310,10 +315,12 @@ class Report(Rendered):
             "ratio": {
                 "estimate": _plain(self.ratio),
                 "intervals": _intervals_dict("ratio", self.ratio_intervals),
+                **render.effect_texts(self.ratio, self.ratio_intervals),
             },
             "odds_ratio": {
                 "estimate": _plain(self.odds_ratio),
                 "intervals": _intervals_dict("odds_ratio", self.odds_ratio_intervals),
+                **render.effect_texts(self.odds_ratio, self.odds_ratio_intervals),
             },
             "unpaired": None
             if self.unpaired_pvalue is None
@@ -350,14 +357,22 @@ class Report(Rendered):
                 "pvalue": _plain(p),
                 "log10_pvalue": _plain(math.log10(p)) if p > 0 else None,
                 "recommended": self.recommended == "clustered",
+                "statistic_text": render.statistic_text(self.clustered.statistic),
+                "pvalue_text": render.clustered_pvalue_text(self),
             }
             out["clustered"] = section
+            if self.recommended_interval == "clustered":
+                cci = self.clustered.confidence_interval(self.confidence_level)
+                out["difference"]["interval_texts"]["clustered"] = _points_limits(cci.low,
+                                                                                  cci.high)
         if self.noninferiority is not None:
             from mcnemar.margin import margin_dict
 
             out.update(margin_dict(self.noninferiority, self.equivalence, self.names))
         if self.bayes is not None:
-            out["bayes"] = self.bayes.to_dict()
+            from mcnemar.bayes import texts as bayes_texts
+
+            out["bayes"] = {**self.bayes.to_dict(), **bayes_texts(self.bayes)}
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
         if self.flips is not None:

@@ -110,7 +110,7 @@ from scipy import special
 
 from mcnemar import vocabulary
 from mcnemar._format import json_number
-from mcnemar.errors import McNemarError
+from mcnemar.errors import McNemarError, option
 from mcnemar.intervals import ConfidenceInterval
 
 __all__ = [
@@ -140,10 +140,12 @@ _BISECT_STEPS = 64
 
 def _check_alpha(alpha: Any) -> float:
     if isinstance(alpha, bool) or not isinstance(alpha, int | float | np.integer | np.floating):
-        raise McNemarError(f"alpha must be a number strictly between 0 and 1; got {alpha!r}")
+        raise McNemarError(f"{option('alpha')} must be a number strictly between 0 and 1; got "
+                           f"{alpha!r}", argument="alpha")
     a = float(alpha)
     if not 0.0 < a < 1.0:
-        raise McNemarError(f"alpha must be strictly between 0 and 1; got {alpha!r}")
+        raise McNemarError(f"{option('alpha')} must be strictly between 0 and 1; got {a:g}",
+                           argument="alpha")
     return a
 
 

@@ -61,7 +61,7 @@ from mcnemar import _tasks_render as render
 from mcnemar import vocabulary
 from mcnemar._format import Rendered, json_number, shorten
 from mcnemar._tasks_read import read_suite, read_suite_pair, splits_into_tasks
-from mcnemar._tasks_render import _micro_interval, _s, _verdict, forest_svg
+from mcnemar._tasks_render import _micro_interval, _s, _verdict, forest_svg, headline_rule
 from mcnemar.errors import InputFileError, McNemarError, option
 
 if TYPE_CHECKING:
@@ -78,6 +78,7 @@ __all__ = [
     "TaskResult",
     "compare_tasks",
     "forest_svg",
+    "headline_rule",
     "json_schema",
     "read_suite",
     "read_suite_pair",
@@ -385,12 +386,15 @@ class TaskComparison(Rendered):
             "interval": self.interval,
             "adjust": self.adjust,
             "verdict": self.verdict(),
-            "tasks": [t.to_dict() for t in self.tasks],
+            "headline": render.headline(self),
+            "tasks": [{**t.to_dict(), "texts": render.task_texts(self, t),
+                       "note": render.task_note(self, t)} for t in self.tasks],
             "worse": [t.task for t in self.worse],
             "better": [t.task for t in self.better],
             "overall": {
                 "headline": self.overall.headline,
                 "reason": self.overall.reason,
+                "lines": render.overall_lines(self),
                 "micro": {**micro, "low": json_number(lo), "high": json_number(hi)},
                 "macro": self.overall.macro.to_dict(),
             },
@@ -845,17 +849,7 @@ def _compare(tasks: list[str], alignments: list[Alignment] | None, *, names: tup
     # Worst first: significantly worse tasks (largest drop first), then the rest by their
     # difference, lowest first; the task name breaks ties so the order is reproducible.
     results.sort(key=lambda t: (not t.worse, t.difference, t.task))
-    chosen = headline or ("macro" if len(tasks) > 1 else "micro")
-    if chosen == "macro":
-        reason = ("macro, the unweighted mean of the per-task differences, because a suite's "
-                  "score is the mean of its task scores (each task counts once whatever its "
-                  "size); micro pools the items (each item counts once).")
-        if len(tasks) == 1:
-            reason = "macro, as asked; with one task it is that task's difference (z-test)."
-    else:
-        reason = ("micro, McNemar's test on the summed table, "
-                  + ("because there is one task." if len(tasks) == 1 else
-                     "as asked: each item counts once, so large tasks weigh more."))
+    chosen, reason = headline_rule(len(tasks), headline)
     warnings = alignment.warnings if alignment is not None else ()
     return TaskComparison(
         names=names, tasks=tuple(results),

@@ -198,5 +198,5 @@ def emit(
         click.echo(out.rstrip("\n") + "\n", nl=False)
     except OSError as exc:
         # A full disk, a closed pipe: say so once, and let nothing more reach the stream.
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (kept open until exit)
+        sys.stdout = open(os.devnull, "w")  # kept open until the process exits
         raise McNemarError(f"cannot write the output: {exc.strerror or exc}") from None

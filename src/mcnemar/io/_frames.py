@@ -35,6 +35,8 @@ from mcnemar.io._summary import (
     THRESHOLD_HINT,
     AlignmentSummary,
     RunSummary,
+    _plural,
+    _verb,
     check_policies,
     intersect_note,
 )
@@ -90,7 +92,10 @@ def _keys(n: int, side: str = "") -> list[str]:
 
 
 def _key_text(row: dict[str, Any], cols: list[str]) -> str:
-    values = [row[c] for c in cols]
+    # An outer join turns integer ids into floats in some engines (pandas, Dask: a missing
+    # side is NaN); the id is shown as the file holds it.
+    values = [int(v) if isinstance(v, float) and v.is_integer() else v
+              for v in (row[c] for c in cols)]
     return repr(values[0]) if len(values) == 1 else repr(tuple(values))
 
 
@@ -235,7 +240,8 @@ def _count_sides(
         distinct = _scalar(with_key[name].select(cols).unique().select(nw.len().alias("n")))
         no_id = _scalar(joined.filter(pred & ~has_key).select(nw.len().alias("n")))
         if no_id:
-            problems.append(f"{side.label}: {no_id} records have no item id")
+            problems.append(f"{side.label}: {_verb(no_id, 'record has', 'records have')} no "
+                            "item id")
         facts[f"only_{name}"] = distinct
         if distinct + no_id < rows_only:
             dup[name] = True
@@ -246,7 +252,7 @@ def _count_sides(
             n_dup = _scalar(counted.select(nw.len().alias("n")))
             examples = _rows(counted.head(SHOW))
             shown = ", ".join(f"{_key_text(r, keys)} x{r['n']}" for r in examples)
-            problems.append(f"{side.label}: {n_dup} duplicated item keys ({shown}"
+            problems.append(f"{side.label}: {_plural(n_dup, 'duplicated item key')} ({shown}"
                             f"{', ...' if n_dup > SHOW else ''}); each item may appear once")
     # Scores that cannot be used.
     for name, side, pred_side in (("a", side_a, 0), ("b", side_b, 1)):
@@ -254,32 +260,47 @@ def _count_sides(
             return sum(n for key, n in cells.items() if key[pred_side] == code)
 
         label = side.label
+        cols = ka if name == "a" else kb
+
+        def some(code: int, n: int, name: str = name, cols: list[str] = cols) -> str:
+            here = joined.filter(~nw.col(f"__mcn_p{name}").is_null())
+            found = here.with_columns(_category(name, threshold)).filter(
+                nw.col(f"__mcn_c{name}") == code)
+            return _examples(found, cols, n)
+
         if on_side(NOT_NUMBER):
-            problems.append(f"{label}: {on_side(NOT_NUMBER)} scores are not a number (NaN or "
-                            "text)")
+            n = on_side(NOT_NUMBER)
+            problems.append(f"{label}: {_verb(n, 'score is', 'scores are')} not a number (NaN "
+                            f"or text; e.g. items {some(NOT_NUMBER, n)})")
         if on_side(NON_BINARY):
-            problems.append(f"{label}: {on_side(NON_BINARY)} scores are not 0/1; pass "
-                            f"{THRESHOLD_HINT} to count score >= T as a pass")
+            n = on_side(NON_BINARY)
+            problems.append(f"{label}: {_verb(n, 'score is', 'scores are')} not 0/1 (e.g. items "
+                            f"{some(NON_BINARY, n)}); pass {THRESHOLD_HINT} to count "
+                            "score >= T as a pass")
         facts[f"binarised_{name}"] = on_side(BIN_PASS) + on_side(BIN_FAIL) + side.binarised_early
     no_score_a = total(NO_SCORE.__eq__, present)
     no_score_b = total(present, NO_SCORE.__eq__)
-    dropped_no_score = total(present, present) - total(_SCORED.__contains__,
-                                                       _SCORED.__contains__)
+    # Items without a score on a side (not those whose score is unusable: those are errors
+    # that on_missing does not drop).
+    def scored(code: int) -> bool:
+        return bool(present(code)) and code != NO_SCORE
+
+    dropped_no_score = total(present, present) - total(scored, scored)
     facts.update(no_score_a=no_score_a, no_score_b=no_score_b, matched_rows=matched_rows,
                  dropped_no_score=dropped_no_score)
     if on_missing == "error":
         for name, side, other, cols in (("a", side_a, side_b, ka), ("b", side_b, side_a, kb)):
             n = facts[f"only_{name}"]
             if n:
-                problems.append(f"{side.label}: {n} items not in {other.label} (e.g. "
+                problems.append(f"{side.label}: {_plural(n, 'item')} not in {other.label} (e.g. "
                                 f"{_examples(with_key[name], cols, n)})")
         for name, side, n, cols in (("a", side_a, no_score_a, ka), ("b", side_b, no_score_b, kb)):
             if n:
                 lacking = joined.filter(~nw.col("__mcn_pa").is_null()
                                         & ~nw.col("__mcn_pb").is_null()).with_columns(
                     _category(name, threshold)).filter(nw.col(f"__mcn_c{name}") == NO_SCORE)
-                problems.append(f"{side.label}: {n} items have no score (e.g. "
-                                f"{_examples(lacking, cols, n)})")
+                problems.append(f"{side.label}: {_verb(n, 'item has', 'items have')} no score "
+                                f"(e.g. {_examples(lacking, cols, n)})")
     is_pass = (PASS, BIN_PASS).__contains__
     is_fail = (FAIL, BIN_FAIL).__contains__
     counts = (total(is_pass, is_pass), total(is_pass, is_fail), total(is_fail, is_pass),

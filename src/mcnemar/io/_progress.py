@@ -43,7 +43,11 @@ def _open_bar(description: str, enabled: bool | None, **options: Any) -> Any:
         return None
     try:
         from tqdm import tqdm
-    except ImportError:
+    except ImportError as exc:
+        if enabled:  # asked for in so many words: say what is missing, as for any extra
+            from mcnemar.errors import missing_dependency
+
+            raise missing_dependency(exc, what="a progress bar (--progress)") from None
         return None
     return tqdm(desc=description, file=sys.stderr, delay=DELAY, leave=False, **options)
 

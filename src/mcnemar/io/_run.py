@@ -9,7 +9,6 @@ runs are aligned, so that large Parquet/CSV/JSONL files never pass through Pytho
 from __future__ import annotations
 
 import contextlib
-import csv
 import json
 import math
 from collections.abc import (
@@ -28,41 +27,18 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from mcnemar.errors import InputFileError, McNemarError, option
+from mcnemar.errors import missing_dependency as missing_dependency
 from mcnemar.io._columns import CLUSTER_COL as CLUSTER_COL
 from mcnemar.io._columns import KEY_PREFIX as KEY_PREFIX
 from mcnemar.io._columns import SAMPLE_COL as SAMPLE_COL
 from mcnemar.io._columns import SCORE_COL as SCORE_COL
 from mcnemar.io._columns import object_array as object_array
+from mcnemar.io._sniff import csv_delimiter as csv_delimiter
 from mcnemar.io.identity import RunIdentity
 
 __all__ = ["DeferredSource", "RunResults", "missing_dependency", "score_to_float"]
 
 #: Which extra of the package installs a module the readers import on demand.
-_EXTRAS = {"pyarrow": "frames", "duckdb": "frames", "narwhals": "frames", "pandas": "frames",
-           "polars": "frames", "tqdm": "progress", "matplotlib": "plot", "fastapi": "web",
-           "uvicorn": "web", "dask": "distributed", "pyspark": "distributed"}
-
-
-def missing_dependency(exc: ImportError, *, what: str = "this") -> McNemarError:
-    """The error for an optional module that is not installed, naming the extra to install.
-
-    Examples
-    --------
-    >>> str(missing_dependency(ModuleNotFoundError("no", name="pyarrow"), what="Parquet"))
-    "Parquet needs pyarrow, which is not installed: pip install 'mcnemar[frames]'"
-    """
-    module = (exc.name or "").split(".")[0]
-    extra = _EXTRAS.get(module)
-    if extra is not None:
-        return McNemarError(f"{what} needs {module}, which is not installed: "
-                            f"pip install 'mcnemar[{extra}]'")
-    if module == "backports":
-        return McNemarError(f"{what} needs backports-zstd (a dependency of mcnemar on Python "
-                            "before 3.14), which is not installed: pip install backports-zstd")
-    return McNemarError(f"{what} needs the module {module or exc}, which cannot be imported "
-                        f"({exc}); reinstall mcnemar with its dependencies")
-
-
 @dataclass(frozen=True, slots=True)
 class DeferredSource:
     """A run that stays in a file until an embedded engine (DuckDB) aligns it.
@@ -267,8 +243,10 @@ class RunResults:
 
     def __str__(self) -> str:
         count = "not yet counted" if self.records is None else f"{self.records} records"
+        # An object in memory is named <like this>: it is no file.
+        held = "" if self.path.startswith("<") and self.path.endswith(">") else " file"
         return (
-            f"{self.name}: {self.format} file {self.path} ({count}; key "
+            f"{self.name}: {self.format}{held} {self.path} ({count}; key "
             f"{'+'.join(self.key_names)}, score {self.score_name})"
         )
 
@@ -346,6 +324,8 @@ def score_to_float(value: Any, *, letters: bool = False) -> float | None:
     """
     if value is None:
         return None
+    if isinstance(value, np.generic):
+        value = value.item()  # a NumPy scalar (records and frames held in memory)
     if isinstance(value, bool):
         return 1.0 if value else 0.0
     if isinstance(value, int | float):
@@ -396,27 +376,6 @@ def errored_scores(scores: Sequence[float], errored: Sequence[bool],
     if on_error == "fail" and len(out):
         out[np.asarray(errored, dtype=bool) & np.isnan(out)] = 0.0
     return out
-
-
-def csv_delimiter(path: Path, head: str) -> str:
-    """The delimiter of a CSV file, the same for every reader of CSV.
-
-    A tab for ``.tsv`` and ``.tab`` files; otherwise the one of ``,`` ``;`` tab ``|`` that
-    :class:`csv.Sniffer` finds in ``head`` (the file's first few kilobytes), else a comma.
-
-    Examples
-    --------
-    >>> csv_delimiter(Path("runs.csv"), "id;score\\nq1;1\\nq2;0\\n")
-    ';'
-    >>> csv_delimiter(Path("runs.tab"), "id,score\\n"), csv_delimiter(Path("m.csv"), "a\\n1\\n")
-    ('\\t', ',')
-    """
-    if path.suffix.lower() in (".tsv", ".tab"):
-        return "\t"
-    try:
-        return csv.Sniffer().sniff(head[:4096], delimiters=",;\t|").delimiter
-    except csv.Error:
-        return ","
 
 
 def iter_json_records(path: Path, *, what: str,

@@ -22,13 +22,14 @@ are imported only by the format chosen.
 
 from __future__ import annotations
 
+import csv
 import json
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 __all__ = ["CONTENT", "EXTENSION", "FALLBACK", "GENERIC", "MAGIC", "MAGIC_LAYOUT", "NAME",
-           "Probe"]
+           "Probe", "csv_delimiter"]
 
 #: Claims stronger than any built-in one: a sniffer that recognises a more specific layout
 #: inside a generic container (lighteval's columns inside a Parquet file) claims one of these.
@@ -108,6 +109,27 @@ class Probe:
         if pattern not in self._found:
             self._found[pattern] = next(self.path.rglob(pattern), None) is not None
         return self._found[pattern]
+
+
+def csv_delimiter(path: Path, head: str) -> str:
+    """The delimiter of a CSV file, the same for every reader of CSV.
+
+    A tab for ``.tsv`` and ``.tab`` files; otherwise the one of ``,`` ``;`` tab ``|`` that
+    :class:`csv.Sniffer` finds in ``head`` (the file's first few kilobytes), else a comma.
+
+    Examples
+    --------
+    >>> csv_delimiter(Path("runs.csv"), "id;score\\nq1;1\\nq2;0\\n")
+    ';'
+    >>> csv_delimiter(Path("runs.tab"), "id,score\\n"), csv_delimiter(Path("m.csv"), "a\\n1\\n")
+    ('\\t', ',')
+    """
+    if path.suffix.lower() in (".tsv", ".tab"):
+        return "\t"
+    try:
+        return csv.Sniffer().sniff(head[:4096], delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
 
 
 # --- the built-in formats' sniffers (registered in mcnemar.io._registry) -----------------
@@ -288,9 +310,32 @@ def sniff_jsonl(probe: Probe) -> int | None:
 
 
 def sniff_csv(probe: Probe) -> int | None:
-    """Generic CSV/TSV: any other text (not JSON, no NUL byte, not empty)."""
+    """Generic CSV/TSV: other text (not JSON, no NUL byte, not empty) that is a table: its
+    first line names at least two columns (an id and a score at least) and its next line has
+    as many fields. Prose (a README, a Makefile) and binary files are no one's."""
     if probe.is_dir or not probe.head.strip() or b"\x00" in probe.head:
         return None
     if probe.text.startswith((b"[", b"{")):
         return None
-    return FALLBACK
+    return FALLBACK if _is_table(probe) else None
+
+
+def _is_table(probe: Probe) -> bool:
+    import io
+
+    try:
+        text = probe.text.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(probe.text) - 4:  # not merely a character cut at the 64 KiB edge
+            return False
+        text = probe.text[: exc.start].decode("utf-8")
+    lines = [line for line in text.splitlines() if line.strip()][:3]
+    if len(lines) < 2:
+        return len(lines) == 1 and _fields(lines[0], csv_delimiter(probe.path, text)) >= 2
+    delimiter = csv_delimiter(probe.path, text)
+    rows = list(csv.reader(io.StringIO("\n".join(lines[:2])), delimiter=delimiter))
+    return len(rows) == 2 and len(rows[0]) >= 2 and len(rows[1]) == len(rows[0])
+
+
+def _fields(line: str, delimiter: str) -> int:
+    return len(next(csv.reader([line], delimiter=delimiter), []))

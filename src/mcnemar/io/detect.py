@@ -72,14 +72,16 @@ def detect_format(path: str | Path) -> str:
 def _unrecognised(probe: Probe) -> InputFileError:
     p = str(probe.path)
     if probe.is_dir:
+        held = "; ".join(s.directory for s in specs() if s.directory)
         return InputFileError(
-            "cannot tell the format of this directory (no per_instance_stats.json, "
-            "samples_*.jsonl or *.parquet inside)",
+            f"cannot tell the format of this directory (it holds none of what a directory of "
+            f"results holds: {held})",
             path=p,
         )
-    if not probe.head.strip():
+    if not probe.text.strip():
         return InputFileError("empty file", path=p)
-    if probe.text.startswith(b"["):
+    if probe.text.startswith(b"[") and probe.text[1:].lstrip()[:1] in (
+            b"{", b"[", b"]", b'"', b"-", *(str(d).encode() for d in range(10))):
         return InputFileError(
             "a JSON list that is not HELM per_instance_stats.json; for generic results write "
             f"one JSON object per line (JSONL) or pass {option('format', 'NAME')}",
@@ -91,8 +93,11 @@ def _unrecognised(probe: Probe) -> InputFileError:
             f"complete object (truncated?); pass {option('format', 'NAME')} to choose one",
             line=1, path=p,
         )
+    known = ", ".join(formats())
     if b"\x00" in probe.head:
-        return InputFileError(f"binary file of unknown format; pass {option('format', 'NAME')} "
-                              "to choose one", path=p)
-    return InputFileError(f"cannot tell the format; pass {option('format', 'NAME')} to choose "
-                          "one", path=p)
+        return InputFileError(f"binary file of unknown format (the formats read are {known}); "
+                              f"pass {option('format', 'NAME')} to choose one", path=p)
+    return InputFileError(
+        "cannot tell the format (not a table of per-item results: CSV needs a header of at "
+        "least two columns, an id and a score, and rows as wide; nor a file of the other "
+        f"formats read: {known}); pass {option('format', 'NAME')} to choose one", path=p)

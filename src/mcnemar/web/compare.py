@@ -123,8 +123,11 @@ def compare_body_schema() -> dict[str, Any]:
             "format": "binary",
             "description": "Per-item results of system B (the baseline).",
         },
-        "name_a": {"type": "string", "default": "candidate", "maxLength": 80},
-        "name_b": {"type": "string", "default": "baseline", "maxLength": 80},
+        "name_a": {"type": "string", "maxLength": 80,
+                   "description": "Name of A; default the name file_a records (its model, or "
+                   "the file name), as mcnemar compare shows it."},
+        "name_b": {"type": "string", "maxLength": 80,
+                   "description": "Name of B; default the name file_b records."},
         "alternative": choice(ALTERNATIVES, default="two-sided"),
         "confidence_level": {"type": "number", "default": 0.95},
         "alpha": {"type": "number", "default": 0.05},
@@ -405,9 +408,11 @@ def _file_errors(upload: Any, workdir: Path, field: str | None) -> Iterator[None
             raise ApiError(413, message, field=field, type="too_large") from exc
         named = field_for_error(exc, _FORM_NAMES, _FORM_FIELDS)
         if named in ("format_a", "format_b") and field is not None:
-            named = "format_a" if field == "file_a" else "format_b"
-        raise ApiError(422, _public_message(str(exc), upload, workdir), field=named or field,
-                       type="malformed_file") from exc
+            # A file whose format cannot be told: the file is what the user just chose (the
+            # message says that a format may be chosen).
+            named = field
+        raise ApiError(422, _public_message(exc.spelled(_server_spelling), upload, workdir),
+                       field=named or field, type="malformed_file") from exc
     except (UnicodeDecodeError, ValueError, OSError) as exc:
         # A reader that let a low-level error escape: still a file's fault.
         what = upload.filenames[field] if field else "the files"
@@ -444,8 +449,9 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
         return _public_message(text, upload, workdir)
 
     runs = _read(upload, options, read_limits, workdir)
+    names = _names(options, runs)
     if options.task_column is not None or any(_several_tasks(run) for run in runs):
-        return _compare_tasks(runs, options, upload, workdir)
+        return _compare_tasks(runs, options, upload, workdir, names)
     try:
         alignment = pair_runs(
             runs[0],
@@ -463,7 +469,7 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
     try:
         report = analyze_alignment(
             alignment,
-            names=(options.name_a, options.name_b),
+            names=names,
             cluster_method=options.cluster_method,
             flips=WEB_FLIPS,
             show_flips=False,
@@ -476,12 +482,22 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
     return render(report, options.include, int(table.b), int(table.c), scrub=public)
 
 
+def _names(options: CompareOptions, runs: list[Any]) -> tuple[str, str] | None:
+    """The names typed, each one not typed being the name its file records; ``None`` when
+    neither was typed (the pipeline's own default: the runs' names, told apart)."""
+    if options.name_a is None and options.name_b is None:
+        return None
+    return (options.name_a or str(runs[0].name), options.name_b or str(runs[1].name))
+
+
 def _compare_tasks(runs: list[Any], options: CompareOptions, upload: Any,
-                   workdir: Path) -> Response:
+                   workdir: Path, names: tuple[str, str] | None) -> Response:
     """Files of several tasks: the per-task comparison (:func:`mcnemar.tasks.compare_tasks`,
     through :func:`mcnemar.pipeline.compare_runs` with ``by_task``). The response is the
     report of all items pooled (the micro overall), with the per-task result under
-    ``"tasks"`` (schema ``mcnemar.tasks/1``) and its forest plot as SVG (``"forest_svg"``)."""
+    ``"tasks"`` (schema ``mcnemar.tasks/1``, whose ``"headline"`` is the answer the page leads
+    with) and its forest plot as SVG (``"forest_svg"``); the markdown and text asked for are
+    the comparison's, as ``compare --by-task`` prints them."""
     from mcnemar.pipeline import compare_runs
 
     def public(text: str) -> str:
@@ -500,7 +516,7 @@ def _compare_tasks(runs: list[Any], options: CompareOptions, upload: Any,
             on_missing=options.on_missing, threshold=options.threshold, reduce=options.reduce,
             allow_different_tasks=options.allow_different_tasks,
             allow_different_scorers=options.allow_different_scorers,
-            names=(options.name_a, options.name_b), cluster_method=options.cluster_method,
+            names=names, cluster_method=options.cluster_method,
             alternative=options.alternative, confidence_level=options.confidence_level,
             alpha=options.alpha, flips=WEB_FLIPS, show_flips=False, **extra,
         )
@@ -512,6 +528,11 @@ def _compare_tasks(runs: list[Any], options: CompareOptions, upload: Any,
     body = report_body(micro, options.include, int(micro.table.b), int(micro.table.c))
     body["tasks"] = comparison.to_dict()
     body["forest_svg"] = comparison.to_svg()
+    # The renderings asked for are the comparison's (its headline first), as --by-task prints.
+    if "markdown" in options.include:
+        body["markdown"] = comparison.to_markdown()
+    if "text" in options.include:
+        body["text"] = str(comparison)
     return json_response(map_strings(body, public))
 
 
@@ -571,6 +592,8 @@ def _server_spelling(key: str, value: str) -> str:
         return "mcnemar serve --max-inflated-mb MB"
     if key == "max_parsed_bytes":
         return "mcnemar serve --max-parsed-mb MB"
+    if key == "format":
+        return f"the field format_a or format_b = {value}"
     return f"{key}={value}"
 
 

@@ -470,8 +470,9 @@ class CompareOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name_a: Name = "candidate"
-    name_b: Name = "baseline"
+    # Not given: the names the files record (a model, a file name), as mcnemar compare shows.
+    name_a: Name | None = None
+    name_b: Name | None = None
     alternative: Alternative = "two-sided"
     confidence_level: FormLevel = 0.95
     alpha: FormAlpha = 0.05
@@ -504,7 +505,7 @@ class CompareOptions(BaseModel):
     bayes: Annotated[BayesOptions | None, BeforeValidator(_form_bayes)] = None
 
     @field_validator("threshold", "reduce", "margin", "cluster", "task_column", "on_error",
-                     "run_a", "run_b", mode="before")
+                     "run_a", "run_b", "name_a", "name_b", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         # An empty form field means "not given".

@@ -1,6 +1,7 @@
 /* The calculator page: read the inputs, ask the JSON API, render its report.
    The page's state lives in the URL query string, so a link reproduces the result.
-   Every number shown comes from the server's report (mcnemar.report/1). */
+   Every number shown comes from the server's report (mcnemar.report/1), written as the server
+   wrote it (its *_text fields: the digits the command line prints); the page rounds nothing. */
 (function () {
   "use strict";
 
@@ -49,72 +50,43 @@
 
   /* ------------------------------------------------------------------ formatting */
 
+  /* The page formats no number of a result itself: the server sends each as the text report
+     prints it (tests[k].pvalue_text, difference.interval_texts, tasks[i].texts, ...), so that
+     the page, the command line and the JSON show the same digits. Only the typography is the
+     page's: e-notation is written as a power of ten (2.5e-07 as 2.5 × 10⁻⁷, same digits). */
   const SUPERSCRIPT = { "-": "⁻", "0": "⁰", "1": "¹", "2": "²", "3": "³", "4": "⁴", "5": "⁵", "6": "⁶", "7": "⁷", "8": "⁸", "9": "⁹" };
 
-  function sci(log10) {
-    const e = Math.floor(log10);
-    let m = Math.pow(10, log10 - e);
-    let exp = e;
-    if (Number(m.toPrecision(2)) >= 10) { m /= 10; exp += 1; }
-    const sup = String(exp).split("").map((ch) => SUPERSCRIPT[ch] || ch).join("");
-    return m.toPrecision(2) + " × 10" + sup;
+  function shown(text) {
+    if (text === null || text === undefined || text === "") return "—";
+    const m = /^([<>]?[+-]?)(\d+(?:\.\d+)?)e([+-]?)0*(\d+)$/.exec(String(text));
+    if (!m) return String(text);
+    const exp = (m[3] === "-" ? "-" : "") + m[4];
+    return m[1] + m[2] + " × 10" + exp.split("").map((ch) => SUPERSCRIPT[ch]).join("");
   }
 
-  /* p-values: two significant digits in prose, more in tables; tiny ones from log10 p. */
-  function fmtP(p, log10, digits) {
-    if (p === null || p === undefined) return "—";
-    digits = digits || 2;
-    if (p >= 1) return "1";
-    if (p < 1e-4) {
-      const lg = log10 !== null && log10 !== undefined ? log10 : Math.log10(p);
-      return isFinite(lg) ? sci(lg) : "0";
-    }
-    const s = String(Number(p.toPrecision(digits)));
-    if (s === "1") return "> 0.99";
-    return s;
-  }
-
-  /* "p = 0.0026", but "p > 0.99" for a bound. */
+  /* "p = 0.002577", but "p < 1 × 10⁻³⁰⁰" for a bound. */
   function pIs(pText) {
     return /^[<>]/.test(pText) ? "p " + pText : "p = " + pText;
   }
 
-  function fmtNum(x, digits) {
+  /* Counts (whole numbers, with thousands commas) and the values typed (a level, alpha, a
+     prior count), as typed: never a result the server computed. */
+  function fmtNum(x) {
     if (x === null || x === undefined) return "—";
     if (typeof x !== "number") return String(x);
     if (Number.isInteger(x)) return x.toLocaleString("en-US");
-    return String(Number(x.toPrecision(digits || 4)));
+    return String(x);
   }
 
-  /* Decimals that show a quantity of this size (in points) with two significant digits:
-     one for everyday sizes, more for the tiny differences of huge test sets (the report's
-     own rule), so a non-zero difference never prints as 0.0. */
-  function decimalsFor(scale) {
-    if (!isFinite(scale) || scale <= 0) return 1;
-    return Math.max(1, 1 - Math.floor(Math.log10(scale)));
+  /* A level typed as a proportion, as a percentage: 0.95 -> "95%" (the report's own rule,
+     ten significant digits). */
+  function levelText(x) {
+    return String(Number((100 * x).toPrecision(10))) + "%";
   }
 
-  /* A difference in points, signed; "digits" decimals, or as many as its size needs. */
-  function points(x, digits) {
-    if (x === null || x === undefined) return "—";
-    const v = x * 100;
-    if (v === 0) return "0.0";
-    const d = digits === undefined ? decimalsFor(Math.abs(v)) : digits;
-    if (d > 8) {
-      // Tiny: mantissa and power of ten rather than a row of zeros.
-      return (v > 0 ? "+" : "−") + sci(Math.log10(Math.abs(v)));
-    }
-    return (v > 0 ? "+" : "") + v.toFixed(d);
-  }
-
-  /* Both ends of an interval in points, with the decimals its width needs. */
-  function pointsPair(low, high) {
-    const d = decimalsFor(Math.abs(high - low) * 100);
-    return [points(low, d), points(high, d)];
-  }
-
-  function percent(x) {
-    return x === null || x === undefined ? "—" : (x * 100).toFixed(1) + "%";
+  /* An interval's two limits as the server wrote them, "[+2.6, +11.7]". */
+  function pairText(texts) {
+    return Array.isArray(texts) && texts.length === 2 ? "[" + shown(texts[0]) + ", " + shown(texts[1]) + "]" : "—";
   }
 
   function clear(node) { node.replaceChildren(); }
@@ -500,8 +472,8 @@
       if (mine !== sequence) return false;
       resultsEl.removeAttribute("aria-busy");
       if (!quiet) {
-        setStatus("Cannot reach the calculator's server. Is `mcnemar serve` still running?", true);
-        resultsEl.classList.add("stale");
+        showError({ status: 0, field: null, errors: [],
+          message: "Cannot reach the calculator's server. Is `mcnemar serve` still running?" });
       }
       if (onDone) onDone(false, null);
       updateExports();
@@ -529,9 +501,12 @@
 
   /* ------------------------------------------------------------------ errors */
 
-  function setStatus(message, isError) {
+  /* What the results column says instead of (or above) a result: a hint, a note, or an
+     error (then "origin" says what it is about: the typed inputs or the uploaded files). */
+  function setStatus(message, isError, origin) {
     statusEl.textContent = message;
     statusEl.classList.toggle("error", !!isError);
+    statusEl.dataset.origin = isError ? origin || "inputs" : "";
     updateSummary();
   }
 
@@ -562,12 +537,33 @@
     return marked;
   }
 
-  function showError(error) {
-    const marked = markFields(error, FORM_FIELDS);
-    const prefix = marked ? "Please fix the marked field: " : "";
-    setStatus(prefix + error.message, true);
-    resultsEl.classList.add("stale");
+  /* The one place the page shows a problem, whatever it is about: the message stands at the
+     top of the results, where the result would be (so the phone's bar at the top of the screen,
+     which carries what the results say, says it too); the fields it names are marked, each with
+     its own message; and a problem with the files is also said under the button that sent
+     them, next to what the user just did. A problem with the typed inputs fades the report
+     shown (it belongs to earlier inputs); one with the files leaves it as it is (it still
+     matches the inputs), with the message above it. */
+  function showError(error, origin) {
+    const files = origin === "upload";
+    const words = files ? pageWords(error) : error;
+    if (files && words.errors.some((e) => PAIRING_FIELDS.includes(e.field))) {
+      uploadForm.querySelector("details.advanced").open = true;
+    }
+    const marked = markFields(words, files ? UPLOAD_FIELDS.concat(DECISION_FIELDS) : FORM_FIELDS);
+    const message = files ? "The files were not compared: " + words.message
+      : (marked ? "Please fix the marked field: " : "") + words.message;
+    if (files) uploadMessage(message, true);
+    else resultsEl.classList.add("stale");
+    setStatus(message, true, files ? "upload" : "inputs");
     updateExports();
+    // On a wide screen the inputs stay put beside the results: bring the message into view
+    // if the results were scrolled away from it (on a phone the bar at the top carries it,
+    // and the page does not move away from the form).
+    if (files && !isNarrow()) {
+      const r = statusEl.getBoundingClientRect();
+      if (r.top < 0 || r.top > window.innerHeight - 60) window.scrollBy(0, r.top - 12);
+    }
   }
 
   /* ------------------------------------------------------------------ rendering */
@@ -586,23 +582,35 @@
     const recKey = (report.recommended && report.recommended.test) || "exact";
     const rec = tests[recKey] || {};
     const conclusion = report.conclusion || {};
-
-    const verdict = document.querySelector(".verdict");
-    verdict.classList.toggle("significant", !!conclusion.significant);
-    verdict.classList.toggle("not-significant", !conclusion.significant);
-    $("verdict-badge").textContent = (conclusion.significant ? "Significant" : "Not significant") +
-      " at α = " + fmtNum(report.alpha);
-    $("verdict-headline").textContent = headlineOf(report, names);
-    $("conclusion").textContent = conclusion.text || "";
-    const headline = $("headline-p");
-    clear(headline);
-    const pText = fmtP(rec.pvalue, rec.log10_pvalue, 2);
-    headline.append(
-      (rec.name ? capitalize(shortTestName(recKey, rec.name)) : recKey) + " " + pIs(pText).slice(0, -pText.length),
-      h("strong", { id: "headline-pvalue" }, [pText]),
-      " (" + report.alternative + ", the recommended test)"
-    );
-    $("reason").textContent = report.recommended && report.recommended.reason ? "Why this test: " + report.recommended.reason : "";
+    /* Files of several tasks: the answer is the per-task comparison's headline (the one the
+       command line's --by-task states: mcnemar.tasks.headline_rule), not the pooled table's.
+       The page takes it from the JSON as it is. */
+    const byTask = report.tasks && report.tasks.headline ? report.tasks : null;
+    $("pooled-note").hidden = !byTask;
+    if (byTask) {
+      const top = byTask.headline;
+      showVerdict({
+        significant: top.significant,
+        headline: top.words,
+        test: capitalize(top.label),
+        pText: shown(top.texts.pvalue),
+        which: "the headline overall",
+        conclusion: byTask.verdict,
+        reason: byTask.overall && byTask.overall.reason ? "Why this overall: " + byTask.overall.reason : "",
+      }, report);
+      $("pooled-note").textContent = "Below the tasks: all " + fmtNum(t.n) + " items pooled in one table " +
+        "(the micro overall), with every test and interval of that table.";
+    } else {
+      showVerdict({
+        significant: conclusion.significant,
+        headline: headlineOf(report, names),
+        test: rec.name ? capitalize(shortTestName(recKey, rec.name)) : recKey,
+        pText: shown(rec.pvalue_text),
+        which: "the recommended test",
+        conclusion: conclusion.text || "",
+        reason: report.recommended && report.recommended.reason ? "Why this test: " + report.recommended.reason : "",
+      }, report);
+    }
 
     $("words").textContent = report.words || "";
     charts = [];
@@ -614,7 +622,7 @@
     renderRatios(report);
     renderUnpaired(report.unpaired);
     renderPower(report.power, t);
-    renderAlignment(report.alignment, names);
+    renderAlignment(report.alignment || (byTask && byTask.alignment), names);
     renderFlips(report, names);
     renderTasks(report);
     renderMargin(report);
@@ -627,6 +635,26 @@
     clear(assumptions);
     for (const a of report.assumptions || []) assumptions.appendChild(h("li", {}, [asText(a)]));
     updateSummary();
+  }
+
+  /* The verdict card: the badge, the headline in a few words, the p-value it rests on, the
+     conclusion and why this test (or this overall). */
+  function showVerdict(v, report) {
+    const verdict = document.querySelector(".verdict");
+    verdict.classList.toggle("significant", !!v.significant);
+    verdict.classList.toggle("not-significant", !v.significant);
+    $("verdict-badge").textContent = (v.significant ? "Significant" : "Not significant") +
+      " at α = " + fmtNum(report.alpha);
+    $("verdict-headline").textContent = v.headline;
+    $("conclusion").textContent = v.conclusion;
+    const headline = $("headline-p");
+    clear(headline);
+    headline.append(
+      v.test + " " + pIs(v.pText).slice(0, -v.pText.length),
+      h("strong", { id: "headline-pvalue" }, breakable(v.pText)),
+      " (" + report.alternative + ", " + v.which + ")"
+    );
+    $("reason").textContent = v.reason;
   }
 
   /* The pictures are drawn for the width they have: a resize redraws them (and only them,
@@ -686,7 +714,7 @@
       D.toLocaleString("en-US") + " disagreements would go either way with probability 1/2, and b would follow this Binomial(" +
       D.toLocaleString("en-US") + ", 1/2) distribution. The observed split is " + t.b.toLocaleString("en-US") + " : " +
       t.c.toLocaleString("en-US") + "; " + tails + " the splits at least as lopsided, with total probability " +
-      fmtP(exact.pvalue, exact.log10_pvalue, 2) + " (the exact p-value)" +
+      shown(exact.pvalue_text) + " (the exact p-value)" +
       (dist.step > 1 ? ". Only the central part is drawn, one value in every " + fmtNum(dist.step) + "." : ".");
   }
 
@@ -703,8 +731,8 @@
       ]);
       body.appendChild(h("tr", { class: key === recKey ? "recommended" : null, "data-test": key }, [
         nameCell,
-        h("td", { class: "num" }, breakable(fmtNum(test.statistic, 4))),
-        h("td", { class: "num" }, breakable(fmtP(test.pvalue, test.log10_pvalue, 4))),
+        h("td", { class: "num" }, breakable(shown(test.statistic_text))),
+        h("td", { class: "num" }, breakable(shown(test.pvalue_text))),
       ]));
     }
   }
@@ -716,15 +744,12 @@
     const names = report.names;
     const recommended = diff.recommended_interval;
     const intervals = differenceIntervals(report);
-    const level = Math.round((diff.confidence_level || report.confidence_level) * 1000) / 10;
-    /* The limits of one interval in points: the report's own text when it has one, else
-       with the decimals the interval's width needs. */
+    const level = levelText(diff.confidence_level || report.confidence_level);
+    /* The limits of one interval in points, as the report prints them. */
     function limitsText(key) {
       const given = diff.interval_texts && diff.interval_texts[key];
-      if (Array.isArray(given) && given.length === 2 && given[0] !== null && given[1] !== null) return given;
-      const iv = intervals[key];
-      if (!iv || iv.low === null || iv.high === null) return ["—", "—"];
-      return pointsPair(iv.low, iv.high);
+      if (Array.isArray(given) && given.length === 2 && given[0] !== null && given[1] !== null) return given.map(shown);
+      return ["—", "—"];
     }
     const p = $("diff-estimate");
     clear(p);
@@ -735,9 +760,9 @@
       const recText = limitsText(recommended);
       p.append(
         names.a + " minus " + names.b + ": ",
-        h("strong", {}, [(diff.estimate_text || points(est)) + " points"]),
-        acc && acc.a !== null && acc.a !== undefined ? " (" + percent(acc.a) + " vs " + percent(acc.b) + ")" : "",
-        rec && rec.low !== null ? "; " + level + "% " + intervalLabel(rec, recommended) + " interval " : "",
+        h("strong", {}, [shown(diff.estimate_text) + " points"]),
+        acc && acc.a_text ? " (" + acc.a_text + " vs " + acc.b_text + ")" : "",
+        rec && rec.low !== null ? "; " + level + " " + intervalLabel(rec, recommended) + " interval " : "",
         rec && rec.low !== null ? h("strong", { id: "recommended-interval" }, ["[" + recText[0] + ", " + recText[1] + "]"]) : "",
         rec && rec.low !== null ? " points." : "."
       );
@@ -793,10 +818,12 @@
     ];
     for (const [title, block] of parts) {
       if (!block) continue;
-      box.appendChild(h("p", {}, [h("strong", {}, [title + ": "]), fmtNum(block.estimate, 4)]));
+      box.appendChild(h("p", {}, [h("strong", {}, [title + ": "]), shown(block.estimate_text)]));
       const ul = h("ul", {}, []);
+      const texts = block.interval_texts || {};
       for (const [key, iv] of Object.entries(block.intervals || {})) {
-        ul.appendChild(h("li", {}, [intervalLabel(iv, key) + ": [" + fmtNum(iv.low, 4) + ", " + (iv.high === null ? "∞" : fmtNum(iv.high, 4)) + "]"]));
+        const [low, high] = texts[key] || [null, null];
+        ul.appendChild(h("li", {}, [intervalLabel(iv, key) + ": [" + shown(low) + ", " + (high === null ? "∞" : shown(high)) + "]"]));
       }
       box.appendChild(ul);
     }
@@ -810,11 +837,8 @@
       p.textContent = unpaired.note || "The unpaired comparison needs a and d.";
       return;
     }
-    p.append(
-      h("strong", {}, [capitalize(unpaired.name || "unpaired test") + ": p = " + fmtP(unpaired.pvalue, null, 2)]),
-      unpaired.statistic !== null && unpaired.statistic !== undefined ? " (z = " + fmtNum(unpaired.statistic, 4) + "). " : ". ",
-      unpaired.note || ""
-    );
+    // The report's own sentence, with the p-value in its digits.
+    p.textContent = unpaired.note || "";
   }
 
   function renderPower(power, table) {
@@ -826,10 +850,10 @@
       return;
     }
     if (power.note) { p.textContent = power.note; return; }
-    p.textContent = power.detectable_difference === null || power.detectable_difference === undefined
-      ? asText(power)
-      : "Smallest difference detectable with " + Math.round((power.power || 0.8) * 100) +
-        "% power on this many items: about " + points(power.detectable_difference).replace(/^[+−-]/, "") + " points.";
+    p.textContent = power.detectable_difference_text
+      ? "Smallest difference detectable with " + levelText(power.power || 0.8) +
+        " power on this many items: about " + power.detectable_difference_text + " points."
+      : asText(power);
   }
 
   /* A list of figures, each marked with the key of the JSON field it shows. */
@@ -838,23 +862,6 @@
     for (const [key, term, value] of items) {
       dl.append(h("dt", {}, [term]), h("dd", { "data-key": key }, breakable(value)));
     }
-  }
-
-  function intervalText(ci, margin) {
-    if (!ci || ci.low === null || ci.high === null) return "—";
-    const pair = margin === undefined ? pointsPair(ci.low, ci.high) : marginPair(ci.low, ci.high, margin);
-    return "[" + pair[0] + ", " + pair[1] + "] points";
-  }
-
-  /* An interval read against ±margin: the decimals its width needs, one more than the margin
-     shows, and more until each printed end lies on the same side of ±margin as the exact one. */
-  function marginPair(low, high, margin) {
-    const lo = low * 100, hi = high * 100, m = margin * 100;
-    let d = Math.max(decimalsFor(Math.abs(hi - lo)), decimalsFor(m) + 1);
-    const side = (x, digits) => [Number(x.toFixed(digits)) > -m, Number(x.toFixed(digits)) < m];
-    while (d < 8 && (side(lo, d).join() !== [lo > -m, lo < m].join() ||
-                     side(hi, d).join() !== [hi > -m, hi < m].join())) d += 1;
-    return [points(low, d), points(high, d)];
   }
 
   /* The tests against the margin: the report's own sentences and its numbers. */
@@ -870,11 +877,11 @@
     niBadge.classList.toggle("shown", !!ni.noninferior);
     $("ni-text").textContent = ni.text || "";
     const ci = ni.confidence_interval || {};
-    const level = Math.round((ci.confidence_level || 0) * 1000) / 10;
+    // The numbers as the report's line prints them (the interval read against ±margin).
     figures($("ni-numbers"), [
-      ["pvalue", "One-sided p", fmtP(ni.pvalue, ni.log10_pvalue, 4)],
-      ["statistic", "Z (" + (ni.name || ni.method) + ")", fmtNum(ni.statistic, 4)],
-      ["confidence_interval", level + "% Tango interval", intervalText(ci, ni.margin)],
+      ["pvalue", "One-sided p", shown(ni.pvalue_text)],
+      ["statistic", "Z (" + (ni.name || ni.method) + ")", shown(ni.statistic_text)],
+      ["confidence_interval", levelText(ci.confidence_level || 0) + " Tango interval", shown(ni.interval_text)],
     ]);
     const box = $("eq-box");
     if (!eq) { box.hidden = true; return; }
@@ -884,20 +891,12 @@
     eqBadge.classList.toggle("shown", !!eq.equivalent);
     $("eq-text").textContent = eq.text || "";
     figures($("eq-numbers"), [
-      ["pvalue", "Larger one-sided p", fmtP(eq.pvalue, eq.log10_pvalue, 4)],
-      ["pvalue_lower", "p, not worse by the margin", fmtP(eq.pvalue_lower, null, 4)],
-      ["pvalue_upper", "p, not better by the margin", fmtP(eq.pvalue_upper, null, 4)],
+      ["pvalue", "Larger one-sided p", shown(eq.pvalue_text)],
+      ["pvalue_lower", "p, not worse by the margin", shown(eq.pvalue_lower_text)],
+      ["pvalue_upper", "p, not better by the margin", shown(eq.pvalue_upper_text)],
     ]);
   }
 
-  /* A posterior probability: four decimals, powers of ten below 10⁻⁴. */
-  function fmtProb(p) {
-    if (p === null || p === undefined) return "—";
-    if (p > 1 - 1e-4) return p === 1 ? "1" : "> 0.9999";
-    if (p === 0) return "0";
-    if (p < 1e-4) return sci(Math.log10(p));
-    return p.toFixed(4);
-  }
 
   /* The Bayesian summary: three probabilities that add up to 1, the median and the credible
      interval, all from the report's "bayes" block. */
@@ -908,32 +907,30 @@
     card.hidden = false;
     const r = pointsWord(inPoints(b.rope));
     const rows = [
-      ["prob_a_better", "a-side", names.a + " is more accurate by more than " + r, b.prob_a_better],
-      ["prob_equivalent", "equal", "they are within ±" + r + " of each other (practically equal)", b.prob_equivalent],
-      ["prob_b_better", "b-side", names.b + " is more accurate by more than " + r, b.prob_b_better],
+      ["prob_a_better", "a-side", names.a + " is more accurate by more than " + r, b.prob_a_better, b.prob_a_better_text],
+      ["prob_equivalent", "equal", "they are within ±" + r + " of each other (practically equal)", b.prob_equivalent, b.prob_equivalent_text],
+      ["prob_b_better", "b-side", names.b + " is more accurate by more than " + r, b.prob_b_better, b.prob_b_better_text],
     ];
     const bar = $("bayes-bar");
     clear(bar);
     const body = document.querySelector("#bayes-table tbody");
     clear(body);
-    for (const [key, kind, words, p] of rows) {
+    for (const [key, kind, words, p, pText] of rows) {
       const segment = h("span", { class: "prob-" + kind }, []);
       segment.style.width = (100 * Math.max(0, Math.min(1, p || 0))) + "%";
       bar.appendChild(segment);
       body.appendChild(h("tr", { "data-key": key }, [
         h("td", {}, [h("span", { class: "swatch prob-" + kind }, []), words]),
-        h("td", { class: "num" }, breakable(fmtProb(p))),
+        h("td", { class: "num" }, breakable(shown(pText))),
       ]));
     }
-    const ci = b.credible_interval || {};
-    const level = Math.round(b.credible_level * 1000) / 10;
     const median = $("bayes-median");
     clear(median);
     median.append(
       "Posterior median of " + names.a + " minus " + names.b + ": ",
-      h("strong", { "data-key": "median" }, [points(b.median) + " points"]),
-      " (" + level + "% credible interval ",
-      h("strong", { "data-key": "credible_interval" }, [intervalText(ci).replace(/ points$/, "")]),
+      h("strong", { "data-key": "median" }, [shown(b.median_text) + " points"]),
+      " (" + levelText(b.credible_level) + " credible interval ",
+      h("strong", { "data-key": "credible_interval" }, [pairText(b.credible_interval_texts)]),
       " points)."
     );
     const k = (b.prior || []).map((x) => fmtNum(x)).join(", ");
@@ -941,39 +938,51 @@
       (b.method || "exact posterior") + ", not simulated.";
   }
 
-  /* Files of several tasks: the per-task result (mcnemar.tasks/1) below the report of all
-     items pooled, with its forest plot (an SVG drawn by the server, shown as an image so
-     that nothing in it can run). */
+  /* Files of several tasks: the per-task result (mcnemar.tasks/1) first, under the verdict
+     (which states its headline): the micro and macro overall lines, the forest plot (an SVG
+     drawn by the server, shown as an image so that nothing in it can run) and the table,
+     worst first, every number as the command line prints it; a row whose interval and test
+     disagree carries the report's explanation. The pooled table's report follows. */
   function renderTasks(report) {
     const card = $("tasks-card");
     const result = report.tasks;
     const figure = $("forest-chart");
     const body = document.querySelector("#tasks-table tbody");
+    const overall = $("tasks-overall");
     clear(figure);
     clear(body);
+    clear(overall);
     if (!result || !Array.isArray(result.tasks)) { card.hidden = true; return; }
     card.hidden = false;
-    $("tasks-verdict").textContent = result.verdict || "";
-    const overall = result.overall || {};
-    $("tasks-reason").textContent = overall.headline && overall.reason
-      ? "The overall answer is the " + overall.headline + " one: " + overall.reason : "";
+    // The micro and macro lines (the line on the headline's choice is the verdict's "why").
+    const why = result.overall && result.overall.reason ? "Headline: " + result.overall.reason : null;
+    for (const line of (result.overall && result.overall.lines) || []) {
+      if (line !== why) overall.appendChild(h("li", {}, [line]));
+    }
     if (report.forest_svg) {
       const url = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(report.forest_svg);
       figure.appendChild(h("img", { src: url, alt: "Forest plot: each task's difference in accuracy with its interval, worst first", class: "forest" }, []));
     }
     for (const task of result.tasks) {
-      const d = task.difference || {};
+      const x = task.texts || {};
       const flag = task.worse ? "worse" : task.better ? "better" : null;
       body.appendChild(h("tr", { "data-task": task.task, class: flag }, [
         h("td", {}, [
           task.task,
           flag ? h("span", { class: "tag" }, [flag === "worse" ? "significantly worse" : "significantly better"]) : null,
-          h("div", { class: "small" }, ["b = " + fmtNum(task.table.b) + ", c = " + fmtNum(task.table.c)]),
+          h("div", { class: "small" }, ["b = " + fmtNum(task.table.b) + ", c = " + fmtNum(task.table.c) + " of " + fmtNum(task.table.n)]),
         ]),
-        h("td", { class: "num" }, [points(d.estimate), h("div", { class: "small" }, ["[" + pointsPair(d.low, d.high).join(", ") + "]"])]),
-        h("td", { class: "num" }, breakable(fmtP(task.pvalue, task.log10_pvalue, 2))),
-        h("td", { class: "num" }, breakable(fmtP(task.adjusted_pvalue, null, 2))),
+        h("td", { class: "num", "data-key": "difference" }, [h("span", { class: "value" }, [shown(x.difference)]),
+          h("div", { class: "small", "data-key": "interval" }, [shown(x.low) + " to " + shown(x.high)])]),
+        h("td", { class: "num", "data-key": "pvalue" }, [h("span", { class: "value" }, breakable(shown(x.pvalue))),
+          h("div", { class: "small" }, [task.test])]),
+        h("td", { class: "num", "data-key": "adjusted_pvalue" }, [h("span", { class: "value" }, breakable(shown(x.adjusted_pvalue)))]),
       ]));
+      if (task.note) {
+        body.appendChild(h("tr", { class: "task-note", "data-note-for": task.task }, [
+          h("td", { colspan: "4" }, [task.note]),
+        ]));
+      }
     }
   }
 
@@ -1006,7 +1015,7 @@
         listed += 1;
         body.appendChild(h("tr", { class: kind + " flip" }, [
           h("td", { class: "flip-id" }, [asText(item.id), item.task ? h("div", { class: "small" }, ["task " + item.task]) : null]),
-          h("td", { class: "num" }, [asText(item.score_a) + ", " + asText(item.score_b)]),
+          h("td", { class: "num" }, [scoreText(item.score_a) + ", " + scoreText(item.score_b)]),
           withContent ? h("td", { class: "flip-content" }, [item.content ? String(item.content) : "—"]) : null,
         ]));
       }
@@ -1017,6 +1026,13 @@
     else if (listed < total) note = "The first " + fmtNum(listed) + " of " + fmtNum(total) + " are listed; mcnemar compare --flips-out FILE writes them all.";
     $("flips-note").textContent = note;
     filterFlips();
+  }
+
+  /* An item's score as the file gave it (or the mean of its samples): six significant
+     digits, as the text report's list of flips prints it ("no score" when there is none). */
+  function scoreText(x) {
+    if (x === null || x === undefined) return "no score";
+    return Number.isInteger(x) ? String(x) : String(Number(x.toPrecision(6)));
   }
 
   function filterFlips() {
@@ -1031,13 +1047,32 @@
     $("flips-count").textContent = query ? fmtNum(shown) + " of " + fmtNum(rows.length) + " listed items match." : "";
   }
 
+  /* How the two files were paired, in the words of the command line's alignment summary:
+     each run's file, format and counts, with the task, scorer and status its log records. */
   function renderAlignment(alignment, names) {
     const card = $("alignment-card");
     const dl = $("alignment");
     clear(dl);
     if (!alignment) { card.hidden = true; return; }
     card.hidden = false;
-    const add = (term, value) => dl.append(h("dt", {}, [term]), h("dd", {}, [value]));
+    const add = (term, value, key) => dl.append(h("dt", {}, [term]), h("dd", { "data-key": key || null }, Array.isArray(value) ? value : [value]));
+    if (Array.isArray(alignment.tasks) && typeof alignment.dropped_items === "number") {
+      // Files of several tasks, paired task by task.
+      add("Paired items", fmtNum(alignment.matched) + " in " + fmtNum(alignment.tasks.length) +
+        (alignment.tasks.length === 1 ? " task" : " tasks") + " (" + alignment.tasks.map((t) => t.task).join(", ") + ")");
+      add("Dropped", fmtNum(alignment.dropped_items) + " items");
+      const tasksDropped = alignment.dropped_tasks || {};
+      for (const [side, label] of [["only_in_a", "A"], ["only_in_b", "B"]]) {
+        const only = tasksDropped[side] || [];
+        if (only.length) add("Tasks only in " + label, only.join(", "));
+      }
+      for (const side of ["a", "b"]) {
+        const run = alignment.runs && alignment.runs[side];
+        if (!run) continue;
+        add(side === "a" ? "A (" + names.a + ")" : "B (" + names.b + ")", (run.path || run.name) + " (" + run.format + ")", "run-" + side);
+      }
+      return;
+    }
     const known = alignment.runs && alignment.dropped && typeof alignment.matched === "number";
     if (!known) {
       for (const [key, value] of Object.entries(alignment)) add(key.replace(/_/g, " "), asText(value));
@@ -1057,7 +1092,14 @@
       let value = (run.path || run.name) + " (" + run.format + "): " + fmtNum(run.records) + " records, " + fmtNum(run.items) + " items";
       if (run.max_samples > 1) value += ", up to " + run.max_samples + " samples per item";
       if (run.binarised) value += ", " + fmtNum(run.binarised) + " scores binarised";
-      add(side === "a" ? "A (" + names.a + ")" : "B (" + names.b + ")", value);
+      // Task, scorer and status as the log records them (the summary's words).
+      const described = run.description ? h("div", { class: "small", "data-key": "description" }, [run.description + "."]) : null;
+      add(side === "a" ? "A (" + names.a + ")" : "B (" + names.b + ")", [value, described], "run-" + side);
+    }
+    const check = alignment.content_check;
+    if (check && check.field && check.checked) {
+      add("Content", check.field + " of " + fmtNum(check.checked - check.differ) + " of " + fmtNum(check.checked) +
+        " paired items agrees in A and B");
     }
     if (alignment.threshold !== null && alignment.threshold !== undefined) add("Threshold", "score ≥ " + alignment.threshold + " passes");
     if (alignment.reduce) add("Samples combined by", alignment.reduce);
@@ -1276,24 +1318,30 @@
     const files = { file_a: $("file_a").files[0], file_b: $("file_b").files[0] };
     for (const id of ["file_a", "file_b"]) {
       if (!files[id]) {
-        showUploadError({ status: 422, field: id, message: "Choose the results file of " + (id === "file_a" ? namesFromInputs().a : namesFromInputs().b) + ".", errors: [] });
+        showError({ status: 422, field: id, message: "choose the results file of " + (id === "file_a" ? "A" : "B") + ".", errors: [] }, "upload");
         return;
       }
       if (files[id].size > maxMb * 1e6) {
-        showUploadError({ status: 413, field: id, message: files[id].name + " is " + (files[id].size / 1e6).toFixed(1) + " MB, more than the limit of " + maxMb + " MB per file.", errors: [] });
+        showError({ status: 413, field: id, message: files[id].name + " is " + (files[id].size / 1e6).toFixed(1) + " MB, more than the limit of " + maxMb + " MB per file.", errors: [] }, "upload");
         return;
       }
     }
     const decisions = checkDecisions();
     if (decisions.length) {
-      markFields({ errors: decisions }, DECISION_FIELDS);
-      uploadMessage(decisions[0].message + " (under “Beyond ‘is there a difference?’” above).", true);
+      showError({ status: 422, field: decisions[0].field, errors: decisions,
+        message: decisions[0].message + " (under “Beyond ‘is there a difference?’” above)." }, "upload");
       return;
     }
     const data = new FormData();
     data.append("file_a", files.file_a);
     data.append("file_b", files.file_b);
-    for (const id of ["name_a", "name_b", "confidence_level", "alpha"]) {
+    // Names the user typed; without them the server uses the names the files record (and a
+    // name the page filled in from earlier files is not one the user typed).
+    for (const id of ["name_a", "name_b"]) {
+      const v = $(id).value.trim();
+      if (v !== "" && !$(id).dataset.fromFiles) data.append(id, v);
+    }
+    for (const id of ["confidence_level", "alpha"]) {
       const v = $(id).value.trim();
       if (v !== "") data.append(id, v);
     }
@@ -1330,34 +1378,48 @@
     const mine = { controller: new AbortController(), names: files.file_a.name + " with " + files.file_b.name };
     upload = mine;
     uploadMessage("Reading and aligning the two files… (editing the inputs meanwhile cancels this)", false);
+    if (statusEl.classList.contains("error") || !lastReport) setStatus("Reading and aligning " + mine.names + "…", false);
     await request("/api/v1/compare", { method: "POST", body: data }, (ok, payload) => {
       if (upload !== mine) return;
       upload = null;
       if (ok) {
         uploadMessage("Compared " + mine.names + ".", false);
         useCounts(payload.table);
+        useNames(payload.names);
         reportEl.dataset.query = stateToQuery();
         revealVerdict();
       } else {
-        if (payload) showUploadError(payload);
-        else uploadMessage("The upload failed: cannot reach the calculator's server. Is `mcnemar serve` still running?", true);
-        // An analysis the upload superseded is run again for the typed inputs.
-        if (reportEl.dataset.query !== stateToQuery()) run();
+        showError(payload || { status: 0, field: null, errors: [],
+          message: "cannot reach the calculator's server. Is `mcnemar serve` still running?" }, "upload");
+        // An analysis the upload superseded is run again for the typed inputs (typed in
+        // full: a prompt to type them would stand where the upload's message is).
+        const typedInFull = REQUIRED[framing()].every((id) => $(id).value.trim() !== "");
+        if (typedInFull && reportEl.dataset.query !== stateToQuery()) run();
       }
     }, mine.controller, true);
     if (upload === mine) upload = null;
     updateExports();
   });
 
-  /* An upload's error belongs to the upload form: its controls are marked and the message
-     stands under its button. The report shown (for the typed counts) stays as it is. */
-  function showUploadError(error) {
-    const words = pageWords(error);
-    if (words.errors.some((e) => PAIRING_FIELDS.includes(e.field))) {
-      uploadForm.querySelector("details.advanced").open = true;
+  /* The names the files record (the report's, as the command line shows them), in the name
+     fields the user left empty, so that the labels and the link use them too. A name filled in
+     so is marked: the next upload asks for the names its own files record. */
+  function useNames(names) {
+    if (!names) return;
+    for (const side of ["a", "b"]) {
+      const input = $("name_" + side);
+      const name = String(names[side] || "");
+      if (input.value.trim() !== "" && !input.dataset.fromFiles) continue;
+      if (name === "" || name.length > Number(input.getAttribute("maxlength") || 80)) {
+        input.value = "";
+        delete input.dataset.fromFiles;
+      } else {
+        input.value = name;
+        input.dataset.fromFiles = "1";
+      }
     }
-    markFields(words, UPLOAD_FIELDS.concat(DECISION_FIELDS));
-    uploadMessage(words.message, true);
+    showNames();
+    syncUrl();
   }
 
   /* After an upload, the aligned counts go into the inputs (and the URL), so that the
@@ -1393,9 +1455,14 @@
     return r.height > 0 && r.top < window.innerHeight - enough && r.bottom > top + enough;
   }
 
+  /* Whether the verdict shown is what the results say (no problem stands above it). */
+  function verdictCurrent() {
+    return !!lastReport && !resultsEl.classList.contains("stale") && !statusEl.classList.contains("error");
+  }
+
   function updateSummary() {
     if (!summary) return;
-    const fresh = lastReport && !resultsEl.classList.contains("stale");
+    const fresh = verdictCurrent();
     const badge = $("summary-badge"), line = $("summary-line");
     if (fresh) {
       const sig = verdictCard.classList.contains("significant");
@@ -1403,10 +1470,14 @@
       line.textContent = $("verdict-headline").textContent;
       summary.dataset.kind = sig ? "significant" : "not-significant";
     } else {
-      badge.textContent = statusEl.classList.contains("error") ? "No result: fix the inputs" : "No result yet";
-      line.textContent = statusEl.textContent;
-      summary.dataset.kind = statusEl.classList.contains("error") ? "error" : "hint";
+      const error = statusEl.classList.contains("error");
+      badge.textContent = !error ? "No result yet"
+        : statusEl.dataset.origin === "upload" ? "The files were not compared" : "No result: fix the inputs";
+      line.textContent = error && statusEl.dataset.origin === "upload"
+        ? statusEl.textContent.replace(/^The files were not compared: /, "") : statusEl.textContent;
+      summary.dataset.kind = error ? "error" : "hint";
     }
+    $("summary-go").textContent = fresh || !statusEl.classList.contains("error") ? "Result ↓" : "Details ↓";
     const target = fresh ? verdictCard : statusEl;
     const below = !target.getBoundingClientRect || target.getBoundingClientRect().top > 0;
     summary.classList.toggle("away", !isNarrow() || (onScreen(target) || !below) || !line.textContent);
@@ -1415,7 +1486,12 @@
   function text$(id) { const node = $(id); return node ? (node.textContent || "").trim() : ""; }
 
   function revealVerdict() {
-    if (!isNarrow() || onScreen(verdictCard)) return;
+    if (onScreen(verdictCard)) return;
+    if (!isNarrow()) {
+      // Beside the inputs (which stay put): the results scroll back to their verdict.
+      verdictCard.scrollIntoView({ block: "nearest" });
+      return;
+    }
     const smooth = !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
     verdictCard.scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
     // The reader goes with it (and a phone's keyboard closes once the field loses focus).
@@ -1423,8 +1499,7 @@
   }
 
   $("summary-bar").addEventListener("click", () => {
-    const fresh = lastReport && !resultsEl.classList.contains("stale");
-    (fresh ? verdictCard : statusEl).scrollIntoView({ block: "start" });
+    (verdictCurrent() ? verdictCard : statusEl).scrollIntoView({ block: "start" });
     resultsEl.focus({ preventScroll: true });
   });
   let summaryFrame = 0;
@@ -1456,7 +1531,10 @@
   form.addEventListener("input", (event) => {
     if (upload) cancelUpload(event.target.id);
     if (event.target.name === "framing") showFraming();
-    if (event.target.id === "name_a" || event.target.id === "name_b") showNames();
+    if (event.target.id === "name_a" || event.target.id === "name_b") {
+      delete event.target.dataset.fromFiles;  // typed now: the user's own name
+      showNames();
+    }
     if (DECISION_FIELDS.includes(event.target.id)) showDecisions();
     schedule();
   });
