@@ -162,6 +162,23 @@ def test_detectable_difference_does_not_depend_on_the_other_tables() -> None:
         assert together[i] == alone
 
 
+@pytest.mark.parametrize("method", ["exact", "midp"])
+def test_rejection_regions_of_a_window_are_those_of_its_blocks_alone(method: str) -> None:
+    # The search needs j(m) over the window of M ~ Bin(n, psi) only (not from m = 0): the
+    # blocks a call lacks are computed in one call with the path restarted at each block, and
+    # are those of each block computed alone; kept, they answer the next call.
+    kern._region_cache.clear()
+    m = np.arange(59_000.0, 61_500.0)
+    together = kern._regions(m, 0.025, method)
+    assert len(kern._region_cache) == 11
+    for start in range(58_880, 61_500, 256):
+        alone = kern._critical_lower(np.arange(start, start + 256.0), 0.025, method)
+        inside = (m >= start) & (m < start + 256)
+        assert np.array_equal(together[inside], alone[np.isin(np.arange(start, start + 256.0),
+                                                                m)])
+    assert np.array_equal(kern._regions(m[::-7], 0.025, method), together[::-7])
+
+
 # ---------------------------------------------------------------------------------------------
 # exact (melded) difference interval
 

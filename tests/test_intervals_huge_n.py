@@ -8,6 +8,10 @@ Tango's score statistic (Tango 1998) equals -+z at the limits; the exact interva
 U solves P{T(2B - 1) >= U} = alpha/2 with B ~ Beta(b + 1, c) and T ~ Beta(m + 1, N - m) for
 U > 0, Beta(m, N - m + 1) for U < 0, and L(b, c) = -U(c, b) (Fay & Lumbard 2021, the melded
 form of exact2x2's mcnemarExactDP).
+
+With both b and c huge (up to 2**52) the reference is ``tests/_melded_mpmath.py``: the same
+equation by quadrature of the densities themselves (mpmath's incomplete beta function does
+not finish for parameters of 1e6 and more), at 45 digits.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ import mpmath
 import numpy as np
 import pytest
 
+from _melded_mpmath import beta_upper_tail
+from _melded_mpmath import melded_tail as huge_melded_tail
 from mcnemar.intervals import difference_interval
 
 LEVEL = 0.95
@@ -41,6 +47,28 @@ EXACT_TABLES = [
     (20, 3, 10**10),
     (150, 90, 10**14),
     (0, 40, 2**52),
+]
+
+
+#: (b, c, N) with huge discordant counts, one route of the exact interval each: b ~ c near
+#: 2**52 (the table a = 0, d = b of 2**52 items, where the old quadrature took seconds and
+#: put U at 5e-31 instead of 2.4e-8), b = c + 13, all discordant (closed form, b = c and
+#: b = c + 2), a + d = 1 (T ~ Beta(m + 1, 1) above 0), m = 1e9 with N = 4e15 (T's density,
+#: ~1e-6 wrong in the old form), b and c ~3 standard deviations apart with U < 0 below, one
+#: cell huge and the other small (the transition of P(B >= .) within T's range) or 0 (the
+#: degenerate B: a Beta quantile), and b of 1e6 against c = 0 at N = 1e12.
+HUGE_EXACT_TABLES = [
+    (1501199875790165, 1501199875790166, 2**52),
+    (10**14, 10**14 + 13, 10**15),
+    (2**51, 2**51, 2**52),
+    (2**51 - 1, 2**51 + 1, 2**52),
+    (1501199875790165, 1501199875790166, 3002399751580332),
+    (500_000_000, 500_000_007, 4 * 10**15),
+    (10**15, 999_999_900_000_000, 4 * 10**15),
+    (3 * 10**15, 1000, 2**52),
+    (0, 10**15, 2**52),
+    (10**6, 0, 10**12),
+    (20_000, 1, 10**15),
 ]
 
 
@@ -146,3 +174,19 @@ def test_no_discordant_pairs_for_huge_n(n: int) -> None:
     assert _tango(left, 0, 0, n) > z > _tango(right, 0, 0, n)
     left, right = _around(ci.high)
     assert _tango(left, 0, 0, n) > -z > _tango(right, 0, 0, n)
+
+
+@pytest.mark.parametrize(("b", "c", "n"), HUGE_EXACT_TABLES)
+def test_exact_limits_for_huge_counts_solve_the_melded_tail_equation(b: int, c: int,
+                                                                      n: int) -> None:
+    alpha = (1 - mpmath.mpf(LEVEL)) / 2
+    low, high = _limits([(b, c, n)], "exact")
+    m = b + c
+    for x, u in ((b, float(high[0])), (c, -float(low[0]))):
+        left, right = _around(u)
+        if x == m:
+            # B is 1: U is the 1 - alpha/2 quantile of T ~ Beta(m + 1, N - m)
+            tail = (beta_upper_tail(left, m + 1, n - m), beta_upper_tail(right, m + 1, n - m))
+        else:
+            tail = (huge_melded_tail(left, x, m, n), huge_melded_tail(right, x, m, n))
+        assert tail[0] > alpha > tail[1], (b, c, n, u)

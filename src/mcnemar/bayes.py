@@ -194,6 +194,19 @@ class BayesResult:
         return self.text()
 
 
+def texts(result: BayesResult) -> dict[str, Any]:
+    """The numbers of a single table's summary as :meth:`BayesResult.text` prints them (the
+    report's JSON carries them, so that a page shows the same digits)."""
+    ci = result.credible_interval
+    return {
+        "prob_a_better_text": _prob(result.prob_a_better),
+        "prob_equivalent_text": _prob(result.prob_equivalent),
+        "prob_b_better_text": _prob(result.prob_b_better),
+        "median_text": _pts(result.median),
+        "credible_interval_texts": [_pts(ci.low), _pts(ci.high)],
+    }
+
+
 def _prob(p: Any) -> str:
     p = float(p)
     if p < 1e-4:

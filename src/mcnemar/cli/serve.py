@@ -161,12 +161,22 @@ def _setting(
 @_setting("--max-archive-members", click.IntRange(min=1), 100_000,
           "Entries one uploaded archive may list.")
 @_setting(
+    "--max-parsed-mb", _POSITIVE, 300.0,
+    "Memory the objects parsed from one upload (both files) may take, in MB, estimated "
+    "before each parse; denser files are refused with 413.",
+)
+@_setting(
     "--request-timeout", _POSITIVE, 10.0,
     "Seconds a client may take to send a request's headers, or pause while sending its "
     "body; slower requests are dropped.",
 )
 @_setting("--keep-alive-timeout", click.FloatRange(min=1), 20.0,
           "Seconds an idle connection is kept open (advertised 2 s shorter to clients).")
+@_setting(
+    "--compute-timeout", _POSITIVE, 10.0,
+    "Seconds the analysis of one request may compute (in a worker process, away from the "
+    "server's event loop) before it is stopped and answered 503.",
+)
 @_setting("--workers", click.IntRange(1, 64), 1,
           "Worker processes serving requests (more use more CPU cores).")
 @handle_errors
@@ -178,8 +188,10 @@ def serve(
     max_upload_mb: float,
     max_inflated_mb: float | None,
     max_archive_members: int,
+    max_parsed_mb: float,
     request_timeout: float,
     keep_alive_timeout: float,
+    compute_timeout: float,
     workers: int,
 ) -> None:
     """Start the local web calculator and print its URL.
@@ -205,6 +217,7 @@ def serve(
     import uvicorn
 
     from mcnemar.web.app import create_app, default_inflated_mb
+    from mcnemar.web.compute import DEFAULT_COMPUTE_PROCESSES
     from mcnemar.web.server import GuardedH11Protocol, ServeConfig, advertised_keep_alive
 
     loopback = _is_loopback(host)
@@ -222,7 +235,10 @@ def serve(
             max_inflated_mb if max_inflated_mb is not None else default_inflated_mb(max_upload_mb)
         ),
         "max_archive_members": max_archive_members,
+        "max_parsed_mb": max_parsed_mb,
         "request_timeout": request_timeout,
+        "compute_timeout": compute_timeout,
+        "compute_processes": DEFAULT_COMPUTE_PROCESSES,
     }
     app = create_app(**settings)
     sock = _bind(host, port)

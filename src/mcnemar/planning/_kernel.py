@@ -5,8 +5,9 @@ probabilities, the critical counts ``j(m)``, the recurrence along runs of ``m``,
 
 from __future__ import annotations
 
-import functools
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
@@ -251,14 +252,18 @@ def _critical_bisect(m: FloatArray, tail_alpha: float, method: str) -> FloatArra
     return lo
 
 
-def _critical_lower(m: Any, tail_alpha: float, method: str) -> FloatArray:
+def _critical_lower(
+    m: Any, tail_alpha: float, method: str, block: int | None = None
+) -> FloatArray:
     """Largest j in {-1, ..., m} whose one-sided null p-value is <= tail_alpha (-1: none).
 
     ``m`` must be sorted and unique. For the exact and mid-p tests, the null CDF is evaluated
     along the normal-approximation guess g(m) with :func:`_path_sf` (g rises by 0 or 1 per
     step), at g - 4 .. g + 2 by adding point probabilities; where the answer falls outside that
     band, or a criterion is within 1e-9 (relative) of tail_alpha, the exact bisection of
-    :func:`_critical_bisect` decides.
+    :func:`_critical_bisect` decides. With ``block``, the path also restarts at every m that
+    is a multiple of it, so that the values of each block of that many consecutive m are
+    those of the block computed alone.
     """
     m_arr = np.asarray(m, dtype=np.float64).ravel()
     if method == "asymptotic" or m_arr.size == 0:
@@ -268,8 +273,11 @@ def _critical_lower(m: Any, tail_alpha: float, method: str) -> FloatArray:
                     -1.0, m_arr)
         half = np.full(m_arr.shape, 0.5)
         base = g - 4.0
+        starts = _runs(m_arr)
+        if block is not None:
+            starts |= m_arr % block == 0.0
         # F(base) = P(X <= base) = P(X >= m - base) under theta = 1/2
-        cdf = [_path_sf(m_arr, m_arr - base, half, half, _runs(m_arr))]
+        cdf = [_path_sf(m_arr, m_arr - base, half, half, starts)]
         for off in range(-3, 3):
             cdf.append(cdf[-1] + np.exp(_log_pmf(g + off, m_arr, half, half)))
         cdf_arr = np.minimum(np.stack(cdf), 1.0)  # rows: F(g - 4) .. F(g + 2)
@@ -362,31 +370,51 @@ def _tail_alpha(alpha: float, alternative: str) -> float:
 
 
 # j(m) depends on m, the tail alpha and the test only (not on n, psi or theta): below this m
-# it is computed once per block of _REGION_BLOCK consecutive counts and kept, so that repeated
-# power and detectable-difference calls at the same alpha look it up. A block is always
-# computed the same way, so j(m) does not depend on which other m a call needs.
+# it is computed once per block of _REGION_BLOCK consecutive counts and kept (the last
+# _REGION_KEPT blocks used), so that repeated power and detectable-difference calls at the
+# same alpha look it up. A block always has the values it has computed alone (the blocks a
+# call lacks are computed together, with the path restarted at each block), so j(m) does not
+# depend on which other m a call needs.
 _REGION_BLOCK = 256
 _REGION_CACHED_BELOW = 1 << 16
+_REGION_KEPT = 256
+_region_cache: OrderedDict[tuple[float, str, int], FloatArray] = OrderedDict()
+_region_lock = threading.Lock()
 
 
-@functools.lru_cache(maxsize=256)
-def _region_block(tail_alpha: float, method: str, start: int) -> FloatArray:
-    out = _critical_lower(
-        np.arange(start, start + _REGION_BLOCK, dtype=np.float64), tail_alpha, method
-    )
-    out.setflags(write=False)
+def _region_blocks(tail_alpha: float, method: str, first: int, last: int) -> FloatArray:
+    """j(m) for m = first .. last + _REGION_BLOCK - 1 (first and last block starts)."""
+    starts = range(first, last + 1, _REGION_BLOCK)
+    with _region_lock:
+        kept = {s: _region_cache.get((tail_alpha, method, s)) for s in starts}
+    blocks: dict[int, FloatArray] = {s: block for s, block in kept.items() if block is not None}
+    missing = [s for s in starts if s not in blocks]
+    if missing:
+        m = np.concatenate([np.arange(s, s + _REGION_BLOCK, dtype=np.float64) for s in missing])
+        j = _critical_lower(m, tail_alpha, method, block=_REGION_BLOCK)
+        for i, s in enumerate(missing):
+            block = j[i * _REGION_BLOCK : (i + 1) * _REGION_BLOCK].copy()
+            block.setflags(write=False)
+            blocks[s] = block
+    with _region_lock:
+        for s in starts:
+            _region_cache[(tail_alpha, method, s)] = blocks[s]
+            _region_cache.move_to_end((tail_alpha, method, s))
+        while len(_region_cache) > _REGION_KEPT:
+            _region_cache.popitem(last=False)
+    out: FloatArray = np.concatenate([blocks[s] for s in starts])
     return out
 
 
 def _regions(m: FloatArray, tail_alpha: float, method: str) -> FloatArray:
     """j(m) for an arbitrary (unsorted, repeated) flat array of m."""
     if m.size and float(m.max()) < _REGION_CACHED_BELOW:
+        # Only the blocks that hold some m: a window of Bin(n, psi) around D = 60000 spans
+        # ~16 blocks, where all blocks from 0 up would be ~240.
         mi = m.astype(np.intp)
-        blocks = [
-            _region_block(tail_alpha, method, int(start))
-            for start in range(0, int(mi.max()) + 1, _REGION_BLOCK)
-        ]
-        table: FloatArray = np.concatenate(blocks)[mi]
+        first = int(mi.min()) // _REGION_BLOCK * _REGION_BLOCK
+        last = int(mi.max()) // _REGION_BLOCK * _REGION_BLOCK
+        table: FloatArray = _region_blocks(tail_alpha, method, first, last)[mi - first]
         return table
     values, inverse = np.unique(m, return_inverse=True)
     out: FloatArray = _critical_lower(values, tail_alpha, method)[inverse.ravel()]

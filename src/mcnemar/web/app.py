@@ -33,12 +33,13 @@ Example
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from typing import Annotated, Any
 
@@ -52,10 +53,19 @@ from mcnemar.errors import McNemarError
 from mcnemar.web.compare import (
     DEFAULT_COMPARE_TIMEOUT,
     DEFAULT_MAX_ARCHIVE_MEMBERS,
+    DEFAULT_MAX_PARSED_MB,
     DEFAULT_MAX_UPLOAD_MB,
     add_compare_route,
     analysis_options,
     default_inflated_mb,
+)
+from mcnemar.web.compute import (
+    DEFAULT_COMPUTE_TIMEOUT,
+    ComputeBusy,
+    ComputeFailed,
+    ComputeOverBudget,
+    ComputePool,
+    run_in_thread,
 )
 from mcnemar.web.errors import (
     ERROR_RESPONSES,
@@ -74,6 +84,7 @@ from mcnemar.web.guard import (
 )
 from mcnemar.web.models import (
     AnalyzeRequest,
+    ErrorResponse,
     ErrorsFramingRequest,
     PassesFramingRequest,
     ReportResponse,
@@ -132,6 +143,30 @@ def _analyze(table: Any, options: Any) -> Any:
     return analyze(
         table, names=(options.name_a, options.name_b), **analysis_options(options, table)
     )
+
+
+def _api_error_response(exc: ApiError) -> JSONResponse:
+    """An :class:`ApiError` in the one error shape."""
+    return error_response(
+        exc.status, exc.message, exc.field,
+        [{"field": exc.field, "message": exc.message, "type": exc.type}],
+    )
+
+
+def _analyze_job(body: PassesFramingRequest | ErrorsFramingRequest) -> tuple[int, bytes]:
+    """The whole answer to ``POST /api/v1/analyze`` from its validated request: the status
+    and JSON body (a library error about the request is the 422 naming its field).
+
+    A module-level function of plain values in and out, so that it can run in a worker
+    process of :mod:`mcnemar.web.compute`.
+    """
+    try:
+        table = _table_from_request(body)
+        report = _analyze(table, body)
+        response = render(report, body.include, int(table.b), int(table.c))
+    except McNemarError as exc:
+        response = _api_error_response(_library_error(exc, body.framing))
+    return response.status_code, bytes(response.body)
 
 
 def _load_page(max_upload_mb: float) -> str:
@@ -221,9 +256,12 @@ def create_app(
     cache_size: int = 512,
     max_inflated_mb: float | None = None,
     max_archive_members: int = DEFAULT_MAX_ARCHIVE_MEMBERS,
+    max_parsed_mb: float = DEFAULT_MAX_PARSED_MB,
     max_json_bytes: int = MAX_JSON_BYTES,
     request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
     compare_timeout: float = DEFAULT_COMPARE_TIMEOUT,
+    compute_timeout: float = DEFAULT_COMPUTE_TIMEOUT,
+    compute_processes: int = 0,
 ) -> Any:
     """Build the calculator's FastAPI application.
 
@@ -244,6 +282,9 @@ def create_app(
     max_archive_members : int, default 100000
         Entries an uploaded archive may list (counted in its central directory before it is
         opened).
+    max_parsed_mb : float, default 300
+        Memory, in MB, that the objects parsed from one upload's two files may take together,
+        estimated before each parse (:mod:`mcnemar.io._budget`); a denser upload is a 413.
     max_json_bytes : int, default 65536
         Body limit of every endpoint but the upload.
     request_timeout : float, default 10
@@ -251,6 +292,14 @@ def create_app(
     compare_timeout : float, default 120
         Seconds an upload's reading, alignment and analysis may take before the answer is
         a 503; at most :data:`COMPARE_CONCURRENCY` run at once per process.
+    compute_timeout : float, default 10
+        Seconds the analysis of one ``/api/v1/analyze`` request may compute, and wait for a
+        free worker, before the answer is a 503 (:mod:`mcnemar.web.compute`).
+    compute_processes : int, default 0
+        Worker processes that compute the analyses, away from the event loop; one over the
+        budget is killed and replaced. 0 computes in the server's threads (a request over the
+        budget is still a 503, but its computation runs on); ``mcnemar serve`` uses
+        :data:`~mcnemar.web.compute.DEFAULT_COMPUTE_PROCESSES`.
 
     Returns
     -------
@@ -271,15 +320,44 @@ def create_app(
     max_file_bytes = int(max_upload_mb * 1_000_000)
     if max_inflated_mb is None:
         max_inflated_mb = default_inflated_mb(max_upload_mb)
-    for name, value in (("max_inflated_mb", max_inflated_mb), ("request_timeout", request_timeout),
+    for name, value in (("max_inflated_mb", max_inflated_mb), ("max_parsed_mb", max_parsed_mb),
+                        ("request_timeout", request_timeout),
                         ("compare_timeout", compare_timeout), ("max_json_bytes", max_json_bytes),
-                        ("max_archive_members", max_archive_members)):
+                        ("max_archive_members", max_archive_members),
+                        ("compute_timeout", compute_timeout)):
         if not (isinstance(value, int | float) and value > 0):
             raise McNemarError(f"{name} must be a positive number; got {value!r}")
+    if not (isinstance(compute_processes, int) and compute_processes >= 0):
+        raise McNemarError(f"compute_processes must be a whole number >= 0; got "
+                           f"{compute_processes!r}")
+    budget = float(compute_timeout)
+    # The analyses compute in worker processes (started with the application, stopped with
+    # it), or in the server's threads.
+    pool = (ComputePool(compute_processes, budget, warm=("mcnemar.web.app", "mcnemar.report"))
+            if compute_processes else None)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> AsyncIterator[None]:
+        if pool is not None:
+            pool.start()
+        try:
+            yield
+        finally:
+            if pool is not None:
+                pool.close()
+
+    async def compute(body: Any) -> tuple[int, bytes]:
+        if pool is None:
+            answer: tuple[int, bytes] = await run_in_thread(budget, _analyze_job, body)
+        else:
+            answer = await pool.run(_analyze_job, body)
+        return answer
+
     from mcnemar.io._archive import ReadLimits
 
     read_limits = ReadLimits(
-        max_inflated_bytes=int(max_inflated_mb * 1024**2), max_members=int(max_archive_members)
+        max_inflated_bytes=int(max_inflated_mb * 1024**2), max_members=int(max_archive_members),
+        max_parsed_bytes=int(max_parsed_mb * 1024**2),
     )
     app = FastAPI(
         title="mcnemar calculator",
@@ -289,6 +367,7 @@ def create_app(
         redoc_url=None,
         openapi_url="/api/v1/openapi.json",
         separate_input_output_schemas=False,
+        lifespan=lifespan,
     )
     page_cache: dict[str, str] = {}
     responses = _ResponseCache(cache_size)
@@ -302,12 +381,7 @@ def create_app(
 
     @app.exception_handler(ApiError)
     async def _on_api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(
-            exc.status,
-            exc.message,
-            exc.field,
-            [{"field": exc.field, "message": exc.message, "type": exc.type}],
-        )
+        return _api_error_response(exc)
 
     @app.exception_handler(McNemarError)
     async def _on_mcnemar_error(request: Request, exc: McNemarError) -> JSONResponse:
@@ -364,10 +438,12 @@ def create_app(
         response_model=None,
         responses={
             200: {"model": ReportResponse, "description": "The report."},
+            503: {"model": ErrorResponse,
+                  "description": "The analysis took longer than the server's limit."},
             **ERROR_RESPONSES,
         },
     )
-    def analyze_counts(
+    async def analyze_counts(
         body: Annotated[
             AnalyzeRequest,
             Body(
@@ -390,20 +466,42 @@ def create_app(
         right, ``d`` both wrong; ``a`` and ``d`` optional) or, with ``"framing": "errors"``,
         as errors (``only_a_wrong`` is cell c, ``only_b_wrong`` is cell b). The response is
         the report's ``to_dict()`` (schema ``mcnemar.report/1``), plus the keys asked for in
-        ``include``.
+        ``include``. The analysis computes within the server's ``--compute-timeout`` (503
+        past it).
         """
         key = body.framing + body.model_dump_json()
         cached = responses.get(key)
         if cached is not None:
             return Response(cached, media_type="application/json")
         try:
-            table = _table_from_request(body)
-            report = _analyze(table, body)
-        except McNemarError as exc:
-            raise _library_error(exc, body.framing) from exc
-        response = render(report, body.include, int(table.b), int(table.c))
-        responses.put(key, bytes(response.body))
-        return response
+            status, content = await compute(body)
+        except ComputeOverBudget:
+            log.warning("POST /api/v1/analyze: the analysis took longer than %g s; "
+                        "answered 503", budget)
+            raise ApiError(
+                503,
+                f"this analysis took longer than the server's limit of {budget:g} s of "
+                "computing (mcnemar serve --compute-timeout); run it with `mcnemar test` on "
+                "the command line instead",
+                type="timeout",
+            ) from None
+        except ComputeBusy:
+            raise ApiError(
+                503,
+                "every analysis process of the server stayed busy for "
+                f"{pool.queue_timeout if pool else budget:g} s; try again in a moment",
+                type="busy",
+            ) from None
+        except ComputeFailed as exc:
+            log.error("internal error on POST /api/v1/analyze:\n%s", exc.detail)
+            raise ApiError(
+                500,
+                f"internal error ({exc.kind}); this is a bug in mcnemar, please report it",
+                type="internal",
+            ) from None
+        if status == 200:
+            responses.put(key, content)
+        return Response(content, status_code=status, media_type="application/json")
 
     # --- compare -------------------------------------------------------------------------
     add_compare_route(
