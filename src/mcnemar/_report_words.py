@@ -13,11 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mcnemar._format import format_pvalue, wrap
+from mcnemar._format import format_pvalue
 from mcnemar.inference import McNemarResult
-
-#: Paragraphs at the report's width (the one wrapping of every text report).
-_wrap = wrap
 
 
 def _cell(x: Any) -> str:

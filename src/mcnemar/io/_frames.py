@@ -100,7 +100,9 @@ def _key_text(row: dict[str, Any], cols: list[str]) -> str:
 
 
 def _examples(frame: Any, cols: list[str], total: int) -> str:
-    rows = _rows(frame.select(cols).head(SHOW))
+    # Sorted: an engine's row order is its own (a lazy frame's changes from run to run), and
+    # a message says the same thing every time.
+    rows = _rows(frame.select(cols).sort(cols).head(SHOW))
     shown = ", ".join(_key_text(r, cols) for r in rows)
     return shown + (", ..." if total > SHOW else "")
 

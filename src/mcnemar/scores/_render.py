@@ -13,7 +13,8 @@ from mcnemar import vocabulary
 from mcnemar._format import markdown_text as _md
 from mcnemar._format import plain_lines as _plain_lines
 from mcnemar._format import shorten as _short
-from mcnemar._report_words import _fenced, _fixed, _pct, _wrap
+from mcnemar._format import wrap
+from mcnemar._report_words import _fenced, _fixed, _pct
 from mcnemar.scores import _words as words
 
 if TYPE_CHECKING:
@@ -74,37 +75,37 @@ def _means_line(rep: ScoreReport) -> str:
 
 def text(rep: ScoreReport) -> str:
     na, nb = rep.names
-    lines = [f"Paired comparison of scores: {_title(rep)}", "", _wrap(words.counts_text(rep)),
-             _wrap(_means_line(rep)), "", "Conclusion:", _wrap(rep.conclusion.text), ""]
+    lines = [f"Paired comparison of scores: {_title(rep)}", "", wrap(words.counts_text(rep)),
+             wrap(_means_line(rep)), "", "Conclusion:", wrap(rep.conclusion.text), ""]
     lines.append(f"Tests ({rep.alternative}; the recommended one is marked *):")
     for key in _order():
         mark = "*" if key == rep.recommended else " "
         lines.append(f" {mark} {rep.tests[key].name:<38} {_stat(rep, key):<18} "
                      f"p = {_p(rep, key):<11} {_detail(rep, key)}".rstrip())
-    lines.append(_wrap("Why: " + rep.recommendation_reason))
-    lines += ["", _wrap(f"Mean difference {na} - {nb}: {words.score(rep.difference, rep)} "
+    lines.append(wrap("Why: " + rep.recommendation_reason))
+    lines += ["", wrap(f"Mean difference {na} - {nb}: {words.score(rep.difference, rep)} "
                         f"(SD of the differences {rep.sd_difference:.3g}, standardised "
                         f"{rep.effect_size:.3g}; {_pct(rep.confidence_level)} confidence "
                         "intervals):")]
     lines += [f"   {label:<40} {limits}" for label, limits in _interval_lines(rep)]
     hl = words.hodges_lehmann_text(rep)
     if hl:
-        lines.append(_wrap(hl))
-    lines += ["", "The wrong comparison:", _wrap(words.unpaired_text(rep))]
+        lines.append(wrap(hl))
+    lines += ["", "The wrong comparison:", wrap(words.unpaired_text(rep))]
     if rep.detectable_difference is not None:
-        lines += ["", "What this test set could detect:", _wrap(words.power_text(rep))]
+        lines += ["", "What this test set could detect:", wrap(words.power_text(rep))]
     if rep.epochs is not None:
-        lines += ["", "Repeated samples of an item:", _wrap(words.epochs_text(rep))]
+        lines += ["", "Repeated samples of an item:", wrap(words.epochs_text(rep))]
     if rep.clusters:
-        lines += ["", "Clustered items:", _wrap(words.clusters_text(rep))]
+        lines += ["", "Clustered items:", wrap(words.clusters_text(rep))]
     if rep.noninferiority is not None:
         lines += ["", f"Against a margin of {rep.noninferiority.margin:g}:",
-                  _wrap(words.margin_text(rep))]
+                  wrap(words.margin_text(rep))]
     if rep.alignment is not None:
         lines += ["", "Alignment of the two runs:", _plain_lines(str(rep.alignment))]
-    lines += ["", "Assumptions:"] + [_wrap("- " + a, indent="  ") for a in rep.assumptions]
+    lines += ["", "Assumptions:"] + [wrap("- " + a, indent="  ") for a in rep.assumptions]
     if rep.warnings:
-        lines += ["", "Warnings:"] + [_wrap("- " + w, indent="  ") for w in rep.warnings]
+        lines += ["", "Warnings:"] + [wrap("- " + w, indent="  ") for w in rep.warnings]
     return "\n".join(lines)
 
 

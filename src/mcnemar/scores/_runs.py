@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from mcnemar import vocabulary
-from mcnemar._format import json_value
-from mcnemar._report_words import _p_vs_alpha, _pct, _wrap
+from mcnemar._format import json_value, wrap
+from mcnemar._report_words import _p_vs_alpha, _pct
 from mcnemar.errors import McNemarError, option
 from mcnemar.scores._report import ScoreReport, analyze_scores
 
@@ -368,7 +368,7 @@ def _text(res: ScoreTaskComparison) -> str:
     worse = len(res.worse)
     how = "without adjustment" if res.adjust == "none" else f"after {res.adjust} adjustment"
     lines = [f"{na} (A) vs {nb} (B), scores task by task: {len(res.tasks)} tasks.", "",
-             _wrap(f"{res.overall.headline}. " + res.overall.text + f" {worse} of "
+             wrap(f"{res.overall.headline}. " + res.overall.text + f" {worse} of "
                    f"{len(res.tasks)} tasks significantly worse for {na} {how}."), "",
              f"{'task':<28} {'n':>6} {'mean A':>9} {'mean B':>9} {'A - B':>9} {'p':>9} "
              f"{'adjusted':>9}"]
@@ -377,7 +377,7 @@ def _text(res: ScoreTaskComparison) -> str:
         mark = " worse" if t.worse else " better" if t.better else ""
         lines.append(f"{t.task[:28]:<28} {r.n:>6} {r.mean_a:>9.4g} {r.mean_b:>9.4g} "
                      f"{r.difference:>+9.3g} {r.pvalue:>9.4g} {t.adjusted_pvalue:>9.4g}{mark}")
-    lines += ["", _wrap("Each task's p-value is its report's recommended test (the paired t "
+    lines += ["", wrap("Each task's p-value is its report's recommended test (the paired t "
                         "test, or the permutation test for few or skewed items).")]
     return "\n".join(lines)
 
