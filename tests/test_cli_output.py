@@ -174,3 +174,41 @@ def test_a_missing_extra_is_refused_before_the_report(tmp_path: Path, args: list
     assert result.exit_code == 2, result.output
     assert result.stdout == ""  # nothing printed before the refusal
     assert "pip install 'mcnemar[" in result.stderr
+
+
+# --- words a first-time user reads ---------------------------------------------------------
+
+
+def test_by_task_paragraphs_are_as_wide_as_the_single_report() -> None:
+    real = Path(__file__).parent / "data" / "io" / "real" / "inspect_tasks"
+    result = CliRunner().invoke(main, ["compare", str(real / "a"), str(real / "b"),
+                                       "--by-task"])
+    assert result.exit_code == 0, result.output
+    widths = [len(line) for line in result.stdout.splitlines()]
+    assert max(widths) <= 92, max(widths)
+    assert "Overall (macro)" in result.stdout
+
+
+def test_no_discordant_items_is_said_as_such() -> None:
+    result = CliRunner().invoke(main, ["test", "--a", "10", "--b", "0", "--c", "0", "--d", "5"])
+    assert result.exit_code == 0
+    text = " ".join(result.stdout.split())
+    assert "Why: No discordant items: nothing on this test set tells A and B apart" in text
+    assert "Only 0 discordant" not in text and "less conservative choice" not in text
+
+
+@pytest.mark.parametrize(("typed", "said"), [
+    ("1", "--margin must be strictly between 0 and 1 (a proportion: write 0.01 for 1 point, "
+          "not 1); got 1"),
+    ("2.5", "write 0.025 for 2.5 points, not 2.5); got 2.5"),
+])
+def test_a_margin_in_points_is_named_by_its_flag(typed: str, said: str) -> None:
+    result = CliRunner().invoke(main, ["test", "--b", "17", "--c", "3", "--margin", typed])
+    assert result.exit_code == 2 and said in result.output
+
+
+def test_a_scalar_probability_is_not_told_about_arrays() -> None:
+    result = CliRunner().invoke(main, ["power", "--discordance", "2", "--difference", "0.1"])
+    assert result.exit_code == 2
+    assert result.output.strip() == ("mcnemar: error: --discordance must be a probability "
+                                     "between 0 and 1; got 2")

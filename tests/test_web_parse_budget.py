@@ -99,12 +99,46 @@ def _parquet_rows() -> tuple[str, bytes]:
     return "rows.parquet", buffer.getvalue()
 
 
+def _footer_declares_one_row() -> tuple[str, bytes]:
+    """5 million rows whose file footer says 1 (the Thrift compact FileMetaData of the Parquet
+    format: field 3, num_rows, an i64 written as 0x16 and a zigzag varint, after the schema);
+    the row group still holds all of them, as a patched file would."""
+    import struct
+
+    rows = 5_000_000
+    table = pa.table({"id": pa.repeat(pa.scalar(7, pa.int64()), rows),
+                      "score": pa.repeat(pa.scalar(1, pa.int8()), rows)})
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, compression="zstd", row_group_size=rows)
+    data = buffer.getvalue()
+    length = struct.unpack("<I", data[-8:-4])[0]
+    start = len(data) - 8 - length
+    footer = data[start:-8]
+
+    def varint(n: int) -> bytes:
+        out = b""
+        while True:
+            low, n = n & 0x7F, n >> 7
+            if not n:
+                return out + bytes([low])
+            out += bytes([low | 0x80])
+
+    declared = b"\x16" + varint(rows << 1)
+    at = footer.find(declared)  # the first: the file's num_rows (the schema precedes it)
+    assert at > 0
+    patched = footer[:at] + b"\x16" + varint(1 << 1) + footer[at + len(declared):]
+    out = data[:start] + patched + struct.pack("<I", len(patched)) + b"PAR1"
+    assert pq.ParquetFile(io.BytesIO(out)).metadata.num_rows == 1
+    return "one_row.parquet", out
+
+
 ATTACKS: dict[str, Callable[[], tuple[str, bytes]]] = {
     "summaries.json of 24 MB of empty objects in a small .eval": _summaries_bomb,
     "the same in header.json": _header_bomb,
     "an Inspect .json log of 20 MB of empty samples": _inspect_json_bomb,
     "a HELM JSON of 20 MB of empty objects": _helm_bomb,
     "a Parquet file of 30 million rows": _parquet_rows,
+    "a Parquet file whose footer declares 1 row of 5 million": _footer_declares_one_row,
 }
 
 
