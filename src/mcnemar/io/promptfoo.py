@@ -62,6 +62,7 @@ JSONL written while the eval runs), checked against files written by promptfoo 0
 
 from __future__ import annotations
 
+import abc
 import csv
 import hashlib
 import json
@@ -199,7 +200,7 @@ class _Provider:
         return self.label or self.id or "unnamed provider"
 
 
-class _Result:
+class _Result(abc.ABC):
     """One result of one provider, as the readers of the three forms see it."""
 
     __slots__ = ()
@@ -208,10 +209,10 @@ class _Result:
     provider: _Provider
     column: int
 
+    @abc.abstractmethod
     def read(self, p: Path, score: str) -> tuple[int, float, bool, str | None, str | None,
                                                  tuple[str, ...] | None]:
         """``(testIdx, score, errored, content, description, assertion types)``."""
-        raise NotImplementedError
 
     def named_scores(self) -> Iterable[str]:
         """The names of the result's named scores."""
