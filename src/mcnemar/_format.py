@@ -66,6 +66,7 @@ __all__ = [
     "markdown_text",
     "plain_lines",
     "scalar_or_array",
+    "shipped_schema",
     "shorten",
     "wrap",
 ]
@@ -364,3 +365,18 @@ def markdown_text(text: str) -> str:
     # At the start of a line these would begin a quote, a list item or a heading underline.
     result = re.sub(r"^(\s*)([>+=-])", r"\1\\\2", result)
     return re.sub(r"^(\s*[0-9]{1,9})([.)])", r"\1\\\2", result)
+
+
+def shipped_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema ``schemas/<name>.schema.json`` shipped with the package (the one
+    loader of the reports' ``json_schema()``).
+
+    >>> shipped_schema("report-1")["$id"]
+    'mcnemar.report/1'
+    """
+    import json
+    from importlib import resources
+
+    text = resources.files("mcnemar").joinpath(f"schemas/{name}.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema

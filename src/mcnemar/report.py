@@ -84,12 +84,9 @@ def json_schema() -> dict[str, Any]:
     >>> json_schema()["$id"]
     'mcnemar.report/1'
     """
-    import json
-    from importlib import resources
+    from mcnemar._format import shipped_schema
 
-    text = resources.files("mcnemar").joinpath("schemas/report-1.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return shipped_schema("report-1")
 
 
 class _Alignment(Protocol):

@@ -102,13 +102,10 @@ def json_schema() -> dict[str, Any]:
     >>> schema["$id"], schema["properties"]["overall"]["properties"]["micro"]["required"][0]
     ('mcnemar.tasks/1', 'schema')
     """
-    import json
-    from importlib import resources
-
+    from mcnemar._format import shipped_schema
     from mcnemar.report import json_schema as report_schema
 
-    text = resources.files("mcnemar").joinpath("schemas/tasks-1.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    schema = shipped_schema("tasks-1")
     report = report_schema()
     clash = set(report.get("$defs", {})) & set(schema["$defs"])
     assert not clash, clash  # the two schemas' definitions share one namespace here

@@ -65,12 +65,9 @@ def json_schema() -> dict[str, Any]:
     >>> json_schema()["$id"]
     'mcnemar.scores/1'
     """
-    import json
-    from importlib import resources
+    from mcnemar._format import shipped_schema
 
-    text = resources.files("mcnemar").joinpath("schemas/scores-1.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return shipped_schema("scores-1")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
