@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from _harness_cases import compare_args
 from mcnemar.cli import main
 from mcnemar.errors import AlignmentError, InputFileError, McNemarError
 from mcnemar.io import align, detect_format, read_run
@@ -49,22 +50,8 @@ def _cli_knows(flag: str) -> bool:
 
 
 def _cli_args(case: dict[str, Any]) -> list[str]:
-    args = ["compare", str(_file(case["a"])), str(_file(case["b"])), "--format", "json",
-            "--no-progress"]
-    read_a = case.get("read_a", case.get("read", {}))
-    read_b = case.get("read_b", case.get("read", {}))
-    for key in sorted(set(read_a) | set(read_b)):
-        if read_a.get(key) == read_b.get(key):
-            args += [READ_FLAGS[key], str(read_a[key])]
-        else:
-            assert key == "score"
-            if key in read_a:
-                args += ["--score-a", str(read_a[key])]
-            if key in read_b:
-                args += ["--score-b", str(read_b[key])]
-    for key, value in case.get("align", {}).items():
-        args += [ALIGN_FLAGS[key], str(value)]
-    return args
+    return compare_args(_file(case["a"]), _file(case["b"]), case, read_flags=READ_FLAGS,
+                        align_flags=ALIGN_FLAGS)
 
 
 def _pairings() -> list[Any]:

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from _harness_cases import compare_args
 from mcnemar.cli import main
 from mcnemar.errors import InputFileError, McNemarError
 from mcnemar.io import align, detect_format, read_run
@@ -52,13 +53,8 @@ def _reviews(work: str) -> Path:
 
 
 def _cli_args(case: dict[str, Any]) -> list[str]:
-    args = ["compare", str(DATA / case["a"]), str(DATA / case["b"]), "--format", "json",
-            "--no-progress"]
-    for key, value in case.get("read", {}).items():
-        args += [READ_FLAGS[key], str(value)]
-    for key, value in case.get("align", {}).items():
-        args += [ALIGN_FLAGS[key], str(value)]
-    return args
+    return compare_args(DATA / case["a"], DATA / case["b"], case, read_flags=READ_FLAGS,
+                        align_flags=ALIGN_FLAGS)
 
 
 def _compare(args: list[str]) -> Any:

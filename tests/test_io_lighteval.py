@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from _harness_cases import compare_args
 from mcnemar.cli import main
 from mcnemar.errors import AlignmentError, InputFileError, McNemarError
 from mcnemar.io import align, detect_format, read_run
@@ -50,21 +51,8 @@ def _reads(case: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _cli_args(case: dict[str, Any]) -> list[str]:
-    args = ["compare", str(BASE / case["a"]), str(BASE / case["b"]), "--format", "json",
-            "--no-progress"]
-    read_a, read_b = _reads(case)
-    for key in sorted(set(read_a) | set(read_b)):
-        if read_a.get(key) == read_b.get(key):
-            args += [READ_FLAGS[key], str(read_a[key])]
-        else:
-            assert key == "score"
-            if key in read_a:
-                args += ["--score-a", str(read_a[key])]
-            if key in read_b:
-                args += ["--score-b", str(read_b[key])]
-    for key, value in case.get("align", {}).items():
-        args += [ALIGN_FLAGS[key], str(value)]
-    return args
+    return compare_args(BASE / case["a"], BASE / case["b"], case, read_flags=READ_FLAGS,
+                        align_flags=ALIGN_FLAGS)
 
 
 def _invoke(args: list[str]) -> Any:

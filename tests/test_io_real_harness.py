@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from _harness_cases import compare_args
 from mcnemar.cli import main
 from mcnemar.io import align, detect_format, read_run
 
@@ -60,21 +61,8 @@ def _run_facts(harness: str, path: str, task: str | None) -> dict[str, Any]:
 
 
 def _cli_args(harness: str, case: dict[str, Any], a: str, b: str) -> list[str]:
-    args = ["compare", str(REAL / harness / a), str(REAL / harness / b), "--format", "json",
-            "--no-progress"]
-    read_a = case.get("read_a", case.get("read", {}))
-    read_b = case.get("read_b", case.get("read", {}))
-    for key in sorted(set(read_a) | set(read_b)):
-        if read_a.get(key) == read_b.get(key):
-            args += [READ_FLAGS[key], str(read_a[key])]
-        else:  # e.g. one log with two scorers against a log with one
-            assert key == "score"
-            if key in read_a:
-                args += ["--score-a", str(read_a[key])]
-            if key in read_b:
-                args += ["--score-b", str(read_b[key])]
-    for key, value in case.get("align", {}).items():
-        args += [ALIGN_FLAGS[key], str(value)]
+    args = compare_args(REAL / harness / a, REAL / harness / b, case, read_flags=READ_FLAGS,
+                        align_flags=ALIGN_FLAGS)
     if case.get("task"):
         args += ["--task", case["task"]]
     return args

@@ -69,6 +69,7 @@ else:
 
 playwright_sync = pytest.importorskip("playwright.sync_api")
 
+from _harness_cases import suite_csvs  # noqa: E402
 from mcnemar.web._process import served  # noqa: E402
 
 # ----------------------------------------------------------------------------- fixtures
@@ -1259,18 +1260,7 @@ TASKS = {"arith": (50, 6, 7, 17), "logic": (10, 0, 5, 5), "qa": (40, 18, 26, 11)
 
 
 def _task_csvs(folder: Path) -> tuple[Path, Path]:
-    a, b = folder / "suite_new.csv", folder / "suite_old.csv"
-    rows_a, rows_b = ["task,id,correct"], ["task,id,correct"]
-    for task, cells in TASKS.items():
-        i = 0
-        for (pa, pb), count in zip(((1, 1), (1, 0), (0, 1), (0, 0)), cells, strict=True):
-            for _ in range(count):
-                rows_a.append(f"{task},q{i},{pa}")
-                rows_b.append(f"{task},q{i},{pb}")
-                i += 1
-    a.write_text("\n".join(rows_a) + "\n")
-    b.write_text("\n".join(rows_b) + "\n")
-    return a, b
+    return suite_csvs(folder, TASKS, names=("suite_new", "suite_old"))
 
 
 def _top(page: Any, selector: str) -> float:

@@ -23,6 +23,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _harness_cases import suite_csvs
 from mcnemar import PairedTable, analyze
 from mcnemar.cli import main
 from mcnemar.tasks import compare_task_tables, headline_rule
@@ -260,18 +261,7 @@ def test_a_disagreement_is_explained_in_every_rendering() -> None:
 
 
 def _suite_files(folder: Path, suite: dict[str, tuple[int, int, int, int]]) -> tuple[Path, Path]:
-    a, b = folder / "new.csv", folder / "old.csv"
-    rows_a, rows_b = ["task,id,correct"], ["task,id,correct"]
-    for task, cells in suite.items():
-        i = 0
-        for (pa, pb), count in zip(((1, 1), (1, 0), (0, 1), (0, 0)), cells, strict=True):
-            for _ in range(count):
-                rows_a.append(f"{task},q{i},{pa}")
-                rows_b.append(f"{task},q{i},{pb}")
-                i += 1
-    a.write_text("\n".join(rows_a) + "\n")
-    b.write_text("\n".join(rows_b) + "\n")
-    return a, b
+    return suite_csvs(folder, suite)
 
 
 @settings(max_examples=12, deadline=None,
