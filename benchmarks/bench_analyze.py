@@ -44,7 +44,7 @@ def per_call(fn: Callable[[], Any], calls: int, repeat: int = 5) -> float:
 def blocks(a: Any, b: Any, c: Any, d: Any, calls: int) -> list[tuple[str, float]]:
     """Time of each vectorized block of the analysis for the tables (a, b, c, d)."""
     from mcnemar import intervals as iv
-    from mcnemar._analysis import ODDS_RATIO_SHOWN, RATIO_SHOWN, TEST_ORDER
+    from mcnemar.report._compute import ODDS_RATIO_SHOWN, RATIO_SHOWN, TEST_ORDER
     from mcnemar.inference import pvalues, unpaired_ztest
     from mcnemar.planning import minimum_detectable_effect
 

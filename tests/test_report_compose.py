@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from mcnemar import McNemarError, PairedTable, analyze, clustered
-from mcnemar._report_render import interval_label
+from mcnemar.report._render import interval_label
 
 _TEST_KEYS = ("name", "convention", "statistic", "pvalue", "log10_pvalue")
 

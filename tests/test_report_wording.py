@@ -42,9 +42,10 @@ from markdown_it import MarkdownIt
 from scipy import stats
 
 from mcnemar import PairedTable, analyze, clustered
-from mcnemar import _report_render as render
+from mcnemar._format import TITLE_CHARS
 from mcnemar.planning import minimum_detectable_effect
-from mcnemar.report import CLOSE_FACTOR, TITLE_CHARS, Report
+from mcnemar.report import CLOSE_FACTOR, Report
+from mcnemar.report import _render as render
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -369,7 +370,7 @@ def test_every_claim_follows_from_the_numbers_with_clustered_items(
 
 def test_p_printed_against_alpha_shows_the_digits_that_decide() -> None:
     # Never "p = 0.05 < 0.05": the printed numbers compare as the exact ones do.
-    from mcnemar._report_words import _p_vs_alpha
+    from mcnemar.report._words import _p_vs_alpha
 
     assert _p_vs_alpha(0.0500000001, math.log10(0.0500000001), 0.050000001) == (
         "p = 0.05 < 0.050000001"
@@ -443,7 +444,7 @@ def test_no_signed_zero_for_a_tiny_difference() -> None:
     assert "B did better than A by 0.0050 accuracy points" in rep.conclusion.text
     assert "Difference in accuracy, A - B: -0.0050 points" in str(rep)
     assert "Accuracy: A 49.9975%, B 50.0025%." in str(rep)
-    from mcnemar._report_words import _points, _size
+    from mcnemar.report._words import _points, _size
 
     assert _points(1e-20) == "+1.0e-18" and _points(-3e-7) == "-0.000030"
     assert _points(0.0) == "0.0" and _points(-0.0) == "0.0" and _size(0.0) == "0.0"

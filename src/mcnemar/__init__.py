@@ -54,7 +54,6 @@ from mcnemar.errors import (
 )
 
 if TYPE_CHECKING:
-    from mcnemar.batch import BatchReport, analyze_many
     from mcnemar.clustering import clustered
     from mcnemar.inference import McNemarResult, mcnemar
     from mcnemar.intervals import (
@@ -72,6 +71,7 @@ if TYPE_CHECKING:
     from mcnemar.multiple import cochran_q, pairwise
     from mcnemar.planning import minimum_detectable_effect, power, sample_size
     from mcnemar.report import Report, analyze
+    from mcnemar.report.batch import BatchReport, analyze_many
     from mcnemar.scores import ScoreReport, analyze_scores
     from mcnemar.sequential import Monitor
     from mcnemar.stopping import stopping_time
@@ -122,8 +122,8 @@ _LAZY = {
     "McNemarResult": "mcnemar.inference",
     "analyze": "mcnemar.report",
     "Report": "mcnemar.report",
-    "analyze_many": "mcnemar.batch",
-    "BatchReport": "mcnemar.batch",
+    "analyze_many": "mcnemar.report.batch",
+    "BatchReport": "mcnemar.report.batch",
     "ConfidenceInterval": "mcnemar.intervals",
     "difference_interval": "mcnemar.intervals",
     "ratio_interval": "mcnemar.intervals",

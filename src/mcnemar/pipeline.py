@@ -148,7 +148,7 @@ def read_runs(
             raise McNemarError(f"{where}: column {run_column!r} holds {len(found)} runs "
                                f"({held}); choose two with {option('runs', 'A,B')}")
         return found[0], found[1]
-    from mcnemar._tasks_read import combine_tasks, read_suite_pair, splits_into_tasks
+    from mcnemar.tasks import combine_tasks, read_suite_pair, splits_into_tasks
 
     # Suites of one run per task (a directory of Inspect logs, a HELM suite with --runs) are
     # one run per side holding every task, as an lm-eval directory is.
@@ -429,7 +429,7 @@ def _as_runs(run_a: Any, run_b: Any, *, by_task: bool) -> tuple[Any, Any]:
 
     if not (unread(run_a) or unread(run_b)):
         return run_a, run_b
-    from mcnemar._tasks_read import combine_tasks, read_suite
+    from mcnemar.tasks import combine_tasks, read_suite
 
     if by_task:
         return (read_suite(run_a) if unread(run_a) else run_a,

@@ -55,11 +55,11 @@ _COMPARE_KEYS = ("on_missing", "threshold", "reduce", "engine", "allow_different
 def _read(run_a: Any, run_b: Any, by_task: bool, options: dict[str, Any]) -> tuple[Any, Any]:
     """The two sides: RunResults as they are, paths (and objects in memory) read as
     ``mcnemar compare`` reads them; a list of objects is one run per task."""
-    from mcnemar._tasks_read import read_suite
     from mcnemar.io import RunResults, read_run
     from mcnemar.io._objects import is_path
     from mcnemar.io._registry import object_spec
     from mcnemar.pipeline import read_runs
+    from mcnemar.tasks import read_suite
 
     def readable(x: Any) -> bool:
         return is_path(x) or object_spec(x) is not None

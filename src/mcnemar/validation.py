@@ -39,7 +39,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -409,9 +409,15 @@ def check_choice(
 
 
 def check_names(
-    names: Any, count: int, *, argument: str = "names", what: str = "model"
+    names: Any, count: int, *, argument: str = "names", what: str = "model",
+    clean: Callable[[str], str] | None = None,
 ) -> tuple[str, ...]:
     """Display names: a sequence of ``count`` non-empty, distinct strings, as a tuple.
+
+    ``clean`` (e.g. :func:`mcnemar._format.clean_name`, one line each) is applied first, and
+    the names must still be non-empty and distinct after it. ``what="system"`` with
+    ``count=2`` is the report's pair (A, B): its messages say that the report must be able to
+    say which did better.
 
     >>> check_names(["new", "old"], 2)
     ('new', 'old')
@@ -419,8 +425,21 @@ def check_names(
     Traceback (most recent call last):
     ...
     mcnemar.errors.McNemarError: names must be unique; 'm' appears more than once
+    >>> try:
+    ...     check_names(("x", "x"), 2, what="system")
+    ... except McNemarError as err:
+    ...     print(str(err)[:51])
+    names must differ so that the report can say which
     """
     name = _named(argument)
+    pair = what == "system" and count == 2
+    if pair and (
+        not isinstance(names, tuple | list)
+        or len(names) != 2
+        or not all(isinstance(x, str) and (clean or str)(x) for x in names)
+    ):
+        raise McNemarError(f"{name} must be two non-empty strings (A, B), got {names!r}",
+                           argument=argument)
     if isinstance(names, str | bytes):
         raise McNemarError(
             f"{name} must be a sequence of {count} strings (one per {what}); got the single "
@@ -442,14 +461,22 @@ def check_names(
             argument=argument,
         )
     for one in out:
-        if not isinstance(one, str) or not one:
+        if not isinstance(one, str) or not (clean or str)(one):
             raise McNemarError(
                 f"{name} must be non-empty strings; got {one!r} in {_describe(list(out))}",
                 argument=argument,
             )
+    if clean is not None:
+        out = tuple(clean(one) for one in out)
     seen: set[str] = set()
     for one in out:
         if one in seen:
+            if pair:
+                raise McNemarError(
+                    f"{name} must differ so that the report can say which did better, got "
+                    f"{names!r}",
+                    argument=argument,
+                )
             raise McNemarError(f"{name} must be unique; {one!r} appears more than once",
                                argument=argument)
         seen.add(one)

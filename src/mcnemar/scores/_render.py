@@ -14,7 +14,7 @@ from mcnemar._format import markdown_text as _md
 from mcnemar._format import plain_lines as _plain_lines
 from mcnemar._format import shorten as _short
 from mcnemar._format import wrap
-from mcnemar._report_words import _fenced, _fixed, _pct
+from mcnemar.report._words import _fenced, _fixed, _pct
 from mcnemar.scores import _words as words
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar import vocabulary
-from mcnemar._analysis import check_level, check_names
+from mcnemar.report._compute import check_level, system_names
 from mcnemar._format import Rendered, json_fields
 from mcnemar._format import json_value as _plain
 from mcnemar.errors import McNemarError
@@ -444,7 +444,7 @@ def analyze_scores(
     >>> rep.recommended, rep.conclusion.better
     ('permutation', 'b')
     """
-    opts_names = check_names(names)
+    opts_names = system_names(names)
     alt = check_alternative(alternative)
     level = check_level("confidence_level", confidence_level)
     alpha_ = check_level("alpha", alpha)

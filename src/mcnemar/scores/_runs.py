@@ -26,7 +26,7 @@ import numpy as np
 
 from mcnemar import vocabulary
 from mcnemar._format import json_value, wrap
-from mcnemar._report_words import _p_vs_alpha, _pct
+from mcnemar.report._words import _p_vs_alpha, _pct
 from mcnemar.errors import McNemarError, option
 from mcnemar.scores._report import ScoreReport, analyze_scores
 
@@ -284,7 +284,7 @@ def compare_score_tasks(run_a: Any, run_b: Any, *, task_column: str | None = Non
     (['t1', 't2'], 0.075)
     """
     from mcnemar.multiple import adjust_pvalues
-    from mcnemar.tasks import _per_task
+    from mcnemar.tasks import runs_by_task
     from mcnemar.validation import check_choice
 
     check_choice(adjust, "adjust", vocabulary.ADJUSTMENTS)
@@ -292,7 +292,7 @@ def compare_score_tasks(run_a: Any, run_b: Any, *, task_column: str | None = Non
         raise McNemarError(f"{option('headline', repr(headline))}: the per-task comparison of "
                            "scores has the macro overall only")
     options = _check_options(dict(options))
-    side_a, side_b = _per_task(run_a, task_column, "A"), _per_task(run_b, task_column, "B")
+    side_a, side_b = runs_by_task(run_a, task_column, "A"), runs_by_task(run_b, task_column, "B")
     if task is not None:
         wanted = [task] if isinstance(task, str) else list(task)
         side_a = {k: v for k, v in side_a.items() if k in wanted}

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from mcnemar._format import format_pvalue
-from mcnemar._report_words import Claims, _decimals, _fixed, _num, _p_vs_alpha, _pct
+from mcnemar.report._words import Claims, _decimals, _fixed, _num, _p_vs_alpha, _pct
 from mcnemar.report import Conclusion
 
 #: Cochran's rule as refined by Sugden, Smith & Jones (2000): the mean of more than

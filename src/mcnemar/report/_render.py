@@ -2,7 +2,7 @@
 
 Every number comes from the report's result objects (the tests, intervals, the clustered and
 margin results); nothing here computes a statistic. The words are those of
-:mod:`mcnemar._report_words`.
+:mod:`mcnemar.report._words`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import math
 from typing import TYPE_CHECKING, Any
 
 from mcnemar import vocabulary
-from mcnemar._analysis import TEST_ORDER
 from mcnemar._format import format_pvalue, wrap
 from mcnemar._format import markdown_text as _md
 from mcnemar._format import plain_lines as _plain_lines
 from mcnemar._format import shorten as _short
-from mcnemar._report_words import (
+from mcnemar.report._compute import TEST_ORDER
+from mcnemar.report._words import (
     _MAX_DECIMALS,
     _cell,
     _decimals,
@@ -31,7 +31,7 @@ from mcnemar._report_words import (
 )
 
 if TYPE_CHECKING:
-    from mcnemar.report import Report
+    from mcnemar.report._result import Report
     from mcnemar.vocabulary import Term
 
 #: The vocabulary of each quantity's interval methods (the same key can name different methods

@@ -21,11 +21,10 @@ from numpy.typing import NDArray
 from scipy import special
 
 from mcnemar._format import clean_name
-from mcnemar._report_words import EXACT_BELOW
-from mcnemar.errors import McNemarError
 from mcnemar.inference import METHODS, check_alternative, pvalues, unpaired_ztest
+from mcnemar.report._decide import decide, exact_recommended
 from mcnemar.table import _MAX_COUNT as MAX_ITEMS
-from mcnemar.validation import check_open_unit
+from mcnemar.validation import check_names, check_open_unit
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -49,22 +48,9 @@ def check_level(name: str, value: Any) -> float:
     return check_open_unit(value, name, example=_LEVEL_EXAMPLES.get(name))
 
 
-def check_names(names: Any) -> tuple[str, str]:
-    """Two different non-empty names (A, B), cleaned to one line each."""
-    if (
-        not isinstance(names, tuple | list)
-        or len(names) != 2
-        or not all(isinstance(x, str) and clean_name(x) for x in names)
-    ):
-        raise McNemarError(f"names must be two non-empty strings (A, B), got {names!r}",
-                           argument="names")
-    clean = (clean_name(names[0]), clean_name(names[1]))
-    if clean[0] == clean[1]:
-        raise McNemarError(
-            f"names must differ so that the report can say which did better, got {names!r}",
-            argument="names",
-        )
-    return clean
+def system_names(names: Any) -> tuple[str, str]:
+    """The names of A and B: two non-empty strings, cleaned to one line each, that differ."""
+    return check_names(names, 2, what="system", clean=clean_name)  # type: ignore[return-value]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +68,7 @@ class Options:
         cls, names: Any, alternative: Any, confidence_level: Any, alpha: Any, power: Any
     ) -> Options:
         return cls(
-            names=check_names(names),
+            names=system_names(names),
             alternative=check_alternative(alternative),
             confidence_level=check_level("confidence_level", confidence_level),
             alpha=check_level("alpha", alpha),
@@ -170,44 +156,6 @@ class Columns:
         return out
 
 
-def decide(
-    *,
-    pvalue: FloatArray,
-    b: IntArray,
-    c: IntArray,
-    alpha: float,
-    alternative: str,
-    low: FloatArray,
-    high: FloatArray,
-) -> dict[str, Any]:
-    """The claims of the conclusion, decided from the numbers for every table at once.
-
-    ``direction`` is the side the data favour (1: A, b > c; -1: B; 0: b = c); ``better`` is
-    that side where the recommended p-value is below ``alpha`` and the alternative is about it
-    (two-sided, or one-sided on that side); ``opposite``: a one-sided alternative points against
-    the data; ``contains_zero``: the headline interval (``low``, ``high``; NaN when there is
-    none) includes 0.
-    """
-    direction = np.sign(b.astype(np.int64) - c.astype(np.int64)).astype(np.int8)
-    side = {"greater": 1, "less": -1}.get(alternative, 0)
-    defined = np.isfinite(pvalue)
-    significant = defined & (pvalue < alpha)
-    favours = (direction != 0) & ((side == 0) | (direction == side))
-    better = np.where(significant & favours, direction, 0).astype(np.int8)
-    opposite = (side != 0) & (direction != 0) & (direction != side)
-    has_interval = np.isfinite(low) & np.isfinite(high)
-    contains_zero = has_interval & (low <= 0.0) & (high >= 0.0)
-    return {
-        "defined": defined,
-        "significant": significant,
-        "better": better,
-        "direction": direction,
-        "opposite": np.asarray(opposite, dtype=bool),
-        "has_interval": has_interval,
-        "contains_zero": contains_zero,
-    }
-
-
 def unpaired_log10(z: FloatArray, alternative: str) -> FloatArray:
     """log10 of the unpaired test's p-value from log Phi (finite where the p-value underflows).
 
@@ -283,7 +231,7 @@ def compute(
     big_d = b + c
 
     tests = {key: pvalues(b, c, key, alt) for key in TEST_ORDER}
-    exact_rec = big_d < EXACT_BELOW
+    exact_rec = exact_recommended(big_d)
     pvalue = np.where(exact_rec, tests["exact"][1], tests["asymptotic"][1])
     log10_p = np.where(exact_rec, tests["exact"][2], tests["asymptotic"][2])
 

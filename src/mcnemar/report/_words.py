@@ -2,7 +2,7 @@
 conclusion, decided claim by claim from the numbers and then put into sentences.
 
 Nothing here computes a statistic: the functions take p-values, intervals and counts from the
-result objects (:mod:`mcnemar._analysis` computes them) and return text. Shared by
+result objects (:mod:`mcnemar.report._compute` computes them) and return text. Shared by
 :mod:`mcnemar.report` (one table) and :mod:`mcnemar.batch` (many tables).
 """
 
@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from mcnemar._format import format_pvalue
 from mcnemar.inference import McNemarResult
+from mcnemar.report._decide import CLOSE_FACTOR, EXACT_BELOW, Claims, interval_disagreement
 
 
 def _cell(x: Any) -> str:
@@ -128,11 +128,6 @@ def _points_interval(low: Any, high: Any) -> str:
 
 
 
-#: The exact and mid-p p-values "agree closely" with the chi-square p-value when they are
-#: within this factor of it (compared as log10 p, which stays finite where p underflows).
-CLOSE_FACTOR = 1.25
-
-
 def _agreement(tests: dict[str, McNemarResult], alpha: float) -> str:
     """How the exact and mid-p tests compare with the recommended chi-square test, in words
     that hold for these p-values (never "agree closely" when they are orders apart)."""
@@ -155,40 +150,6 @@ def _agreement(tests: dict[str, McNemarResult], alpha: float) -> str:
     verb = "would not reject" if rejects["asymptotic"] else "would reject"
     return text + f", and at alpha = {_num(alpha)} the {' and '.join(odd)} test {verb}"
 
-
-
-@dataclass(frozen=True, slots=True)
-class Claims:
-    """The claims of a conclusion for one table, each decided from the numbers
-    (:func:`mcnemar._analysis.decide`, vectorized over tables).
-
-    ``better`` and ``direction`` are ``"a"``, ``"b"`` or ``None``; ``interval`` is the headline
-    interval of the difference (``None`` when undefined or N unknown).
-    """
-
-    defined: bool
-    significant: bool
-    better: str | None
-    direction: str | None
-    opposite: bool
-    interval: tuple[float, float] | None
-    contains_zero: bool | None
-
-
-def interval_disagreement(claims: Claims) -> str | None:
-    """Whether the headline interval and the test disagree, and how: ``"includes"`` when a
-    significant result (one that says which system did better) stands beside an interval
-    that includes 0, ``"excludes"`` when a non-significant one (in the direction the
-    alternative asks about) stands beside an interval that excludes 0; ``None`` when they
-    agree or there is nothing to compare. The one rule of every report that explains it: the
-    single-table conclusion and each row of a per-task comparison."""
-    if not claims.defined or claims.interval is None:
-        return None
-    if claims.better is not None:
-        return "includes" if claims.contains_zero else None
-    if claims.significant or claims.opposite or claims.direction is None:
-        return None
-    return "excludes" if claims.contains_zero is False else None
 
 
 def interval_note(
@@ -363,10 +324,6 @@ def conclusion_text(
         text += " A non-significant result is not evidence that the two are equally accurate"
         text += f": the test had {power_words()}." if detectable is not None else "."
     return text
-
-
-#: Below this many discordant items the chi-square approximation is not trusted.
-EXACT_BELOW = 25
 
 
 def recommendation_reason(tests: dict[str, McNemarResult], discordant: int, alpha: float) -> str:

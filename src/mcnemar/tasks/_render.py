@@ -4,11 +4,11 @@ Text, markdown and HTML of the result, and the dependency-free SVG forest plot
 (:func:`forest_svg`, which the web page shows). Every sentence is built from the numbers it
 prints: a task is called worse exactly when its adjusted p-value is below alpha and A's
 accuracy is lower, and the overall verdict follows the headline's p-value and sign. Which
-overall is the headline is :func:`headline_rule`'s one decision; :func:`headline` states it
-for the JSON (and so for the page), and each task's numbers are given there as the table
-prints them (:func:`task_texts`), with the single report's explanation of an interval and a
-test that disagree (:func:`task_note`). Nothing here computes a statistic;
-:mod:`mcnemar.tasks` does.
+overall is the headline is one decision (:func:`mcnemar.report._decide.headline_rule`);
+:func:`headline` states it for the JSON (and so for the page), and each task's numbers are
+given there as the table prints them (:func:`task_texts`), with the single report's
+explanation of an interval and a test that disagree (:func:`task_note`). Nothing here
+computes a statistic; :mod:`mcnemar.tasks._compare` does.
 """
 
 from __future__ import annotations
@@ -26,13 +26,16 @@ from mcnemar._format import (
     shorten,
     wrap,
 )
+from mcnemar.report._decide import decide_one, interval_disagreement
+from mcnemar.report._decide import verdict as side_verdict
+from mcnemar.report._words import interval_note
 from mcnemar.vocabulary import ADJUSTMENTS, DIFFERENCE_INTERVALS, short
 
 if TYPE_CHECKING:
-    from mcnemar.report import Report
-    from mcnemar.tasks import TaskComparison
+    from mcnemar.report._result import Report
+    from mcnemar.tasks._results import TaskComparison
 
-__all__ = ["forest_rows", "forest_svg", "headline", "headline_rule", "html", "markdown", "text",
+__all__ = ["forest_rows", "forest_svg", "headline", "html", "markdown", "text",
            "verdict"]
 
 _TEST_WORDS = {"exact": "exact McNemar", "asymptotic": "chi-square McNemar",
@@ -41,7 +44,8 @@ _REPORT_TEST_NAMES = {"exact": "exact", "asymptotic": "chi-square", "clustered":
 _TEST_NOTE = "exact below 25 discordant items, chi-square from 25, clustered with clusters"
 
 
-def _s(n: int) -> str:
+def plural(n: int) -> str:
+    """The plural ending of a count's noun."""
     return "" if n == 1 else "s"
 
 
@@ -52,53 +56,9 @@ def _weight_text(weights: Sequence[float]) -> str:
     return f"{w[0]:.3g} to {w[-1]:.3g}"
 
 
-def _verdict(est: float, p: float | None, alpha: float, alternative: str) -> str:
-    """``"worse"``, ``"better"``, ``"none"`` or ``"undefined"`` for a difference and p."""
-    if p is None or not math.isfinite(p) or not math.isfinite(est):
-        return "undefined"
-    if p >= alpha:
-        return "none"
-    if est < 0 and alternative in ("two-sided", "less"):
-        return "worse"
-    if est > 0 and alternative in ("two-sided", "greater"):
-        return "better"
-    return "none"
-
-
-def headline_rule(tasks: int, headline: str | None = None) -> tuple[str, str]:
-    """Which overall answers "is A better overall?", and why: the one rule behind every
-    per-task headline (``compare --by-task``, its JSON and the web page all state the
-    headline a :class:`~mcnemar.tasks.TaskComparison` carries, decided here; re-exported as
-    ``mcnemar.tasks.headline_rule``).
-
-    The macro overall for two tasks or more (a suite's score is the mean of its task scores),
-    the micro one for a single task (McNemar's test of its table); ``headline`` chooses.
-
-    Examples
-    --------
-    >>> headline_rule(4)[0], headline_rule(1)[0], headline_rule(4, "micro")[0]
-    ('macro', 'micro', 'micro')
-    """
-    chosen = headline or ("macro" if tasks > 1 else "micro")
-    if chosen == "macro":
-        reason = ("macro, the unweighted mean of the per-task differences, because a suite's "
-                  "score is the mean of its task scores (each task counts once whatever its "
-                  "size); micro pools the items (each item counts once).")
-        if tasks == 1:
-            reason = "macro, as asked; with one task it is that task's difference (z-test)."
-    else:
-        reason = ("micro, McNemar's test on the summed table, "
-                  + ("because there is one task." if tasks == 1 else
-                     "as asked: each item counts once, so large tasks weigh more."))
-    return chosen, reason
-
-
-def _micro_interval(report: Report) -> tuple[float, float]:
-    ci: Any
-    if report.recommended_interval == "clustered" and report.clustered is not None:
-        ci = report.clustered.confidence_interval(report.confidence_level)
-    else:
-        ci = report.difference_intervals.get("newcombe")
+def micro_interval(report: Report) -> tuple[float, float]:
+    """The headline interval of the pooled (micro) report, NaN where it has none."""
+    ci = report.headline_interval
     if ci is None:
         return math.nan, math.nan
     return float(ci.low), float(ci.high)
@@ -138,7 +98,7 @@ def verdict_overall(c: TaskComparison) -> str:
     a, b = (clean_name(n) for n in c.names)
     est, lo, hi, p = c.headline
     kind = c.overall.headline
-    side = _verdict(est, p, c.alpha, c.alternative)
+    side = side_verdict(est, p, c.alpha, c.alternative)
     p_text = _headline_p(c)
     ci = f"{_level(c.confidence_level)} CI {_pt(lo)} to {_pt(hi)}"
     what = {"worse": f"{a} is significantly less accurate than {b}",
@@ -158,7 +118,7 @@ def verdict_tasks(c: TaskComparison) -> str:
     adj = short(ADJUSTMENTS, c.adjust)
     adj_text = "without adjustment" if c.adjust == "none" else f"after {adj} adjustment"
     worse = c.worse
-    count = f"{len(worse)} of {len(c.tasks)} task{_s(len(c.tasks))}"
+    count = f"{len(worse)} of {len(c.tasks)} task{plural(len(c.tasks))}"
     if worse:
         # Up to six names; beyond, five and the number left ("and 1 more" would hide a name
         # that fits in its place).
@@ -170,7 +130,7 @@ def verdict_tasks(c: TaskComparison) -> str:
         second = f"{count} significantly worse for {a} {adj_text}."
     if c.better:
         n_b = len(c.better)
-        second += f" {n_b} task{_s(n_b)} significantly better."
+        second += f" {n_b} task{plural(n_b)} significantly better."
     return second
 
 
@@ -232,18 +192,10 @@ def task_texts(c: TaskComparison, t: Any) -> dict[str, str]:
 def task_note(c: TaskComparison, t: Any) -> str | None:
     """Why a task's interval and its test disagree (the interval excludes 0 beside p >= alpha,
     or includes it beside p < alpha), in the words the single-table report uses for its own
-    headline interval and test (:func:`mcnemar._report_words.interval_disagreement`); ``None``
+    headline interval and test (:func:`mcnemar.report._decide.interval_disagreement`); ``None``
     when they agree."""
-    import numpy as np
-
-    from mcnemar._analysis import decide
-    from mcnemar._report_words import interval_disagreement, interval_note
-    from mcnemar.report import _claims
-
-    decided = decide(pvalue=np.array([t.pvalue]), b=np.array([t.b]), c=np.array([t.c]),
-                     alpha=c.alpha, alternative=c.alternative, low=np.array([t.low]),
-                     high=np.array([t.high]))
-    claims = _claims(decided, 0, t.low, t.high)
+    claims = decide_one(pvalue=t.pvalue, b=t.b, c=t.c, alpha=c.alpha,
+                        alternative=c.alternative, low=t.low, high=t.high)
     verb = interval_disagreement(claims)
     if verb is None:
         return None
@@ -292,7 +244,7 @@ def header(c: TaskComparison) -> list[str]:
 def overall_lines(c: TaskComparison) -> list[str]:
     """The micro and macro overall, and which is the headline and why."""
     micro, macro = c.overall.micro, c.overall.macro
-    lo, hi = _micro_interval(micro)
+    lo, hi = micro_interval(micro)
     est = float(micro.difference) if micro.difference is not None else math.nan
     level = _level(c.confidence_level)
     mark = {"micro": "", "macro": ""}
@@ -315,7 +267,7 @@ def text(c: TaskComparison) -> str:
     """The plain-text result: verdict, overall lines, per-task table, notes."""
     a, b = (clean_name(n) for n in c.names)
     lines = [wrap(f"{a} (A) vs {b} (B), task by task: {len(c.tasks)} "
-                  f"task{_s(len(c.tasks))}, {c.items} items."), "",
+                  f"task{plural(len(c.tasks))}, {c.items} items."), "",
              wrap(verdict(c)), ""]
     # Paragraphs at the width of the single report; the table keeps its own lines.
     lines += [wrap(x) for x in overall_lines(c)]
@@ -403,13 +355,13 @@ def forest_rows(comparison: TaskComparison) -> list[dict[str, Any]]:
              "pvalue": t.adjusted_pvalue, "headline": False,
              "p_label": p_label(t.adjusted_pvalue, False)} for t in comparison.tasks]
     micro, macro = comparison.overall.micro, comparison.overall.macro
-    lo, hi = _micro_interval(micro)
+    lo, hi = micro_interval(micro)
     est = float(micro.difference) if micro.difference is not None else math.nan
     for kind, label, e, low, high, p in (
             ("micro", "Overall, micro (items pooled)", est, lo, hi, micro.pvalue),
             ("macro", "Overall, macro (mean of tasks)", macro.estimate, macro.low, macro.high,
              macro.pvalue)):
-        side = _verdict(e, p, alpha, comparison.alternative)
+        side = side_verdict(e, p, alpha, comparison.alternative)
         rows.append({"label": label, "estimate": e, "low": low, "high": high,
                      "significant": side in ("worse", "better"), "worse": side == "worse",
                      "overall": True, "pvalue": p,
