@@ -45,6 +45,7 @@ test: $(VENV)/.test browser
 lint: $(VENV)/.test
 	$(VENV)/bin/ruff check src tests benchmarks examples scripts
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports
 
 check: lint test
 

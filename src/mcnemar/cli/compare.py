@@ -13,12 +13,14 @@ non-inferiority by ``--margin`` is not shown.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Any
 
 import click
 
 from mcnemar import vocabulary
 from mcnemar.cli._common import ExitCode, command, emit, handle_errors
+from mcnemar.cli._groups import packs
 from mcnemar.cli._options import (
     BAYES_OPTIONS,
     MARGIN_OPTIONS,
@@ -77,18 +79,21 @@ FORMAT_OPTION = click.option(
 
 
 def FLIPS_OPTIONS(func: Any) -> Any:
-    """``--flips N`` and ``--flips-out FILE``: the items that flipped."""
+    """``--flips N`` and ``--flips-out FILE``: the items that flipped (of scores: the items
+    scored differently, the largest differences first)."""
     func = click.option(
         "--flips-out", "flips_out", type=click.Path(dir_okay=False), default=None,
         metavar="FILE",
         help="Write every item that flipped, with all its fields (side, id, task, the two "
-             "scores, the content the logs record), to FILE (.csv or .jsonl).",
+             "scores, of scores their difference, the content the logs record), to FILE "
+             "(.csv or .jsonl).",
     )(func)
     return click.option(
         "--flips", "flips", type=click.IntRange(min=0), default=None, metavar="N",
         help="List the first N items of each side that flipped (A right and B wrong, and the "
-             "reverse) in the text and markdown reports, and in the JSON (which lists 20 "
-             "without it; the counts are always there).",
+             "reverse; of scores, the items A scored higher and those B scored higher, the "
+             "largest differences first) in the text and markdown reports, and in the JSON "
+             "(which lists 20 without it; the counts are always there).",
     )(func)
 
 
@@ -115,6 +120,109 @@ def _ids(columns: tuple[str, ...]) -> Any:
     if not columns:
         return None
     return columns[0] if len(columns) == 1 else list(columns)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """How the two runs are read: the files' format, ids, scores, tasks and readers' options."""
+
+    truth: str | None
+    input_format: str
+    id_columns: tuple[str, ...]
+    score: str | None
+    id_a: tuple[str, ...]
+    id_b: tuple[str, ...]
+    score_a: str | None
+    score_b: str | None
+    tasks: tuple[str, ...]
+    task_column: str | None
+    max_inflated_mb: float | None
+    max_parsed_mb: float | None
+    run_column: str | None
+    run_values: str | None
+    filter_name: str | None
+    value_key: str | None
+    perturbation: str | None
+    on_error: str | None
+    sample: str | None
+    cluster: str | None
+    label_column: str | None
+    prediction_column: str | None
+    progress: bool | None
+
+    def check(self, runs: tuple[str, ...]) -> None:
+        """Refuse combinations of flags that cannot both apply."""
+        for per_side, flag, plain in ((self.id_a, "--id-a", "--id"),
+                                      (self.id_b, "--id-b", "--id"),
+                                      (self.score_a, "--score-a", "--score"),
+                                      (self.score_b, "--score-b", "--score")):
+            if per_side and (self.id_columns if plain == "--id" else self.score):
+                raise McNemarError(f"{flag} and {plain} both given; use {plain} for both files "
+                                   f"or {flag} and its pair for each file")
+        if (self.id_a or self.id_b or self.score_a or self.score_b) and self.truth is not None:
+            raise McNemarError("--id-a/--id-b and --score-a/--score-b do not apply with "
+                               "--truth; use --id, --label and --prediction")
+        if not runs and self.truth is None and self.run_column is None:
+            raise McNemarError(_NO_RUNS)
+
+    def limits(self) -> Any:
+        """The read limits asked for with --max-inflated-mb / --max-parsed-mb, or None."""
+        if self.max_inflated_mb is None and self.max_parsed_mb is None:
+            return None
+        from mcnemar.io._archive import DEFAULT_LIMITS, ReadLimits
+
+        return ReadLimits(
+            max_inflated_bytes=DEFAULT_LIMITS.max_inflated_bytes if self.max_inflated_mb is None
+            else max(1, int(self.max_inflated_mb * 1024**2)),
+            max_parsed_bytes=DEFAULT_LIMITS.max_parsed_bytes if self.max_parsed_mb is None
+            else max(1, int(self.max_parsed_mb * 1024**2)))
+
+    def sides(self) -> list[dict[str, Any]]:
+        """Each side's own id and score options (--id-a/--score-a, --id-b/--score-b)."""
+        return [{k: v for k, v in (("id", _ids(side_ids)), ("score", side_score)) if v}
+                for side_ids, side_score in ((self.id_a, self.score_a),
+                                             (self.id_b, self.score_b))]
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """How the items of the two runs are paired, and the names of the two sides."""
+
+    on_missing: str
+    threshold: float | None
+    reduce: str | None
+    allow_different_tasks: bool
+    allow_different_scorers: bool
+    cluster_method: str
+    names: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """What is computed and decided: the analysis, the levels, margins, Bayes, the gate."""
+
+    analysis: str | None
+    by_task: bool
+    adjust: str | None
+    alternative: str
+    alpha: float
+    confidence_level: float
+    fail_on: str | None
+    margin: float | None
+    equivalence: bool
+    margin_method: str
+    bayes: bool
+    rope: float
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    """What is written: the format, the flips listed and their file, the forest plot."""
+
+    fmt: str
+    flips: int | None
+    flips_out: str | None
+    plot_path: str | None
 
 
 @command(
@@ -247,55 +355,9 @@ internal error.""",
                    "stderr is a terminal).")
 @handle_errors(flags=_FLAGS)
 @_extras_named
-def compare(
-    runs: tuple[str, ...],
-    truth: str | None,
-    input_format: str,
-    id_columns: tuple[str, ...],
-    score: str | None,
-    id_a: tuple[str, ...],
-    id_b: tuple[str, ...],
-    score_a: str | None,
-    score_b: str | None,
-    tasks: tuple[str, ...],
-    by_task: bool,
-    task_column: str | None,
-    adjust: str | None,
-    plot_path: str | None,
-    allow_different_tasks: bool,
-    allow_different_scorers: bool,
-    max_inflated_mb: float | None,
-    max_parsed_mb: float | None,
-    run_column: str | None,
-    run_values: str | None,
-    filter_name: str | None,
-    value_key: str | None,
-    perturbation: str | None,
-    on_error: str | None,
-    sample: str | None,
-    cluster: str | None,
-    cluster_method: str,
-    label_column: str | None,
-    prediction_column: str | None,
-    on_missing: str,
-    analysis: str | None,
-    threshold: float | None,
-    reduce: str | None,
-    names: str | None,
-    alternative: str,
-    alpha: float,
-    confidence_level: float,
-    fail_on: str | None,
-    margin: float | None,
-    equivalence: bool,
-    margin_method: str,
-    bayes: bool,
-    rope: float,
-    flips: int | None,
-    flips_out: str | None,
-    fmt: str,
-    progress: bool | None,
-) -> None:
+@packs(reading=Reading, pairing=Pairing, analysis=Analysis, output=Output)
+def compare(runs: tuple[str, ...], reading: Reading, pairing: Pairing, analysis: Analysis,
+            output: Output) -> None:
     """Align two runs' per-item results by item id and run McNemar's paired test.
 
     RUN_A is the candidate, RUN_B the baseline. Each is a result file: lm-evaluation-harness
@@ -307,73 +369,49 @@ def compare(
     sign and permutation tests; epochs on their item means) unless --threshold makes them
     pass/fail; --analysis chooses one.
     """
-    if fail_on == "inferior" and margin is None:
+    if analysis.fail_on == "inferior" and analysis.margin is None:
         raise McNemarError("--fail-on inferior needs --margin (e.g. --margin 0.01 for 1 point)")
-    if flips_out is not None:
+    if output.flips_out is not None:
         from mcnemar.flips import check_path
 
-        check_path(flips_out, argument="flips_out")
+        check_path(output.flips_out, argument="flips_out")
+    reading.check(runs)
+    if (analysis.by_task or reading.task_column or analysis.adjust or output.plot_path
+            or analysis.fail_on == "worse-any"):
+        _compare_by_task(runs, reading, pairing, analysis, output)
+        return
+    if analysis.fail_on == "worse-any":
+        raise McNemarError("--fail-on worse-any applies to --by-task")
     from mcnemar.pipeline import compare_runs, read_runs
 
-    for per_side, flag, plain in ((id_a, "--id-a", "--id"), (id_b, "--id-b", "--id"),
-                                  (score_a, "--score-a", "--score"),
-                                  (score_b, "--score-b", "--score")):
-        if per_side and (id_columns if plain == "--id" else score):
-            raise McNemarError(f"{flag} and {plain} both given; use {plain} for both files "
-                               f"or {flag} and its pair for each file")
-    if (id_a or id_b or score_a or score_b) and truth is not None:
-        raise McNemarError("--id-a/--id-b and --score-a/--score-b do not apply with "
-                           "--truth; use --id, --label and --prediction")
-    if not runs and truth is None and run_column is None:
-        raise McNemarError(_NO_RUNS)
-    limits = None
-    if max_inflated_mb is not None or max_parsed_mb is not None:
-        from mcnemar.io._archive import DEFAULT_LIMITS, ReadLimits
-
-        limits = ReadLimits(
-            max_inflated_bytes=DEFAULT_LIMITS.max_inflated_bytes if max_inflated_mb is None
-            else max(1, int(max_inflated_mb * 1024**2)),
-            max_parsed_bytes=DEFAULT_LIMITS.max_parsed_bytes if max_parsed_mb is None
-            else max(1, int(max_parsed_mb * 1024**2)))
-    sides = [{k: v for k, v in (("id", _ids(side_ids)), ("score", side_score)) if v}
-             for side_ids, side_score in ((id_a, score_a), (id_b, score_b))]
-    if by_task or task_column or adjust or plot_path or fail_on == "worse-any":
-        _compare_by_task(
-            runs, input_format=input_format, truth=truth, run_column=run_column,
-            run_values=run_values, sides=sides, id_columns=id_columns, task_column=task_column,
-            score=score, filter_name=filter_name, value_key=value_key,
-            perturbation=perturbation, on_error=on_error, sample=sample, cluster=cluster,
-            tasks=tasks,
-            limits=limits, progress=progress, on_missing=on_missing, threshold=threshold,
-            reduce=reduce, allow_different_tasks=allow_different_tasks,
-            allow_different_scorers=allow_different_scorers, names=names,
-            cluster_method=cluster_method, alternative=alternative,
-            confidence_level=confidence_level, alpha=alpha, adjust=adjust or "holm",
-            plot_path=plot_path, fail_on=fail_on, margin=margin, bayes=bayes, fmt=fmt,
-            flips=flips, flips_out=flips_out, analysis=analysis)
-        return
-    if fail_on == "worse-any":
-        raise McNemarError("--fail-on worse-any applies to --by-task")
+    sides, r = reading.sides(), reading
     run_a, run_b = read_runs(
-        runs, format=input_format, truth=truth, label=label_column,
-        prediction=prediction_column, run_column=run_column,
-        runs=split_pair(run_values, "--runs"), options_a=sides[0] or None,
-        options_b=sides[1] or None, id=_ids(id_columns), score=score, filter=filter_name,
-        value_key=value_key, perturbation=perturbation, on_error=on_error, sample=sample,
-        cluster=cluster, task=list(tasks) if tasks else None, limits=limits, progress=progress)
+        runs, format=r.input_format, truth=r.truth, label=r.label_column,
+        prediction=r.prediction_column, run_column=r.run_column,
+        runs=split_pair(r.run_values, "--runs"), options_a=sides[0] or None,
+        options_b=sides[1] or None, id=_ids(r.id_columns), score=r.score, filter=r.filter_name,
+        value_key=r.value_key, perturbation=r.perturbation, on_error=r.on_error,
+        sample=r.sample, cluster=r.cluster, task=list(r.tasks) if r.tasks else None,
+        limits=r.limits(), progress=r.progress)
     report = compare_runs(
-        run_a, run_b, on_missing=on_missing, threshold=threshold, reduce=reduce,
-        allow_different_tasks=allow_different_tasks,
-        allow_different_scorers=allow_different_scorers, progress=progress,
-        names=split_pair(names, "--names"), cluster_method=cluster_method,
-        alternative=alternative, confidence_level=confidence_level, alpha=alpha,
-        margin=margin, equivalence=equivalence, margin_method=margin_method,
-        bayes=rope if bayes else None, flips=flips, analysis=analysis,
+        run_a, run_b, **_pairing_kwargs(pairing), progress=r.progress,
+        alternative=analysis.alternative, confidence_level=analysis.confidence_level,
+        alpha=analysis.alpha, margin=analysis.margin, equivalence=analysis.equivalence,
+        margin_method=analysis.margin_method, bayes=analysis.rope if analysis.bayes else None,
+        flips=output.flips, analysis=analysis.analysis,
         # Runs counted inside the engine keep no items: read them whole to list the flips.
-        engine="numpy" if flips is not None or flips_out is not None else "auto")
-    gate = report_gate(report, fail_on, alpha)
-    _emit(report, fmt, None if gate is None else gate[1], flips_out)
+        engine="numpy" if output.flips is not None or output.flips_out is not None else "auto")
+    gate = report_gate(report, analysis.fail_on, analysis.alpha)
+    _emit(report, output.fmt, None if gate is None else gate[1], output.flips_out)
     _fail(gate)
+
+
+def _pairing_kwargs(pairing: Pairing) -> dict[str, Any]:
+    return {"on_missing": pairing.on_missing, "threshold": pairing.threshold,
+            "reduce": pairing.reduce, "allow_different_tasks": pairing.allow_different_tasks,
+            "allow_different_scorers": pairing.allow_different_scorers,
+            "names": split_pair(pairing.names, "--names"),
+            "cluster_method": pairing.cluster_method}
 
 
 def report_gate(report: Any, fail_on: str | None,
@@ -418,14 +456,8 @@ def tasks_gate(result: Any, fail_on: str | None, alpha: float,
     return None
 
 
-def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | None,
-                     run_column: str | None, run_values: str | None,
-                     sides: list[dict[str, Any]], id_columns: tuple[str, ...],
-                     task_column: str | None, tasks: tuple[str, ...], adjust: str,
-                     plot_path: str | None, fail_on: str | None, margin: float | None,
-                     bayes: bool, fmt: str, alpha: float, names: str | None,
-                     limits: Any, progress: bool | None, flips: int | None,
-                     flips_out: str | None, **options: Any) -> None:
+def _compare_by_task(runs: tuple[str, ...], reading: Reading, pairing: Pairing,
+                     analysis: Analysis, output: Output) -> None:
     """``--by-task``: read both sides (one run or one per task), compare task by task, print,
     draw the forest plot, and exit by ``--fail-on``."""
     from pathlib import Path
@@ -433,10 +465,11 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
     from mcnemar.pipeline import compare_runs, read_runs
     from mcnemar.tasks import read_suite_pair
 
-    if truth is not None:
+    r, plot_path = reading, output.plot_path
+    if r.truth is not None:
         raise McNemarError("--by-task compares result files task by task; it does not apply "
                            "with --truth")
-    if margin is not None or bayes or fail_on == "inferior":
+    if analysis.margin is not None or analysis.bayes or analysis.fail_on == "inferior":
         raise McNemarError("--margin, --bayes and --fail-on inferior do not apply to --by-task; "
                            "compare one task at a time (--task NAME without --by-task)")
     if plot_path is not None and Path(plot_path).suffix.lower() not in (".svg", ".png", ".pdf"):
@@ -445,28 +478,29 @@ def _compare_by_task(runs: tuple[str, ...], *, input_format: str, truth: str | N
         from mcnemar import plotting
 
         plotting._check_path(plot_path)  # a missing matplotlib refused before any work
-    ids = list(id_columns)
-    read_options = {"id": None if not ids else ids[0] if len(ids) == 1 else ids,
-                    "task_column": task_column,
-                    "score": options.pop("score"), "filter": options.pop("filter_name"),
-                    "value_key": options.pop("value_key"),
-                    "perturbation": options.pop("perturbation"),
-                    "on_error": options.pop("on_error"),
-                    "sample": options.pop("sample"), "cluster": options.pop("cluster"),
-                    "limits": limits, "progress": progress}
-    if run_column is not None:
+    read_options = {"id": _ids(r.id_columns), "task_column": r.task_column,
+                    "score": r.score, "filter": r.filter_name, "value_key": r.value_key,
+                    "perturbation": r.perturbation, "on_error": r.on_error,
+                    "sample": r.sample, "cluster": r.cluster,
+                    "limits": r.limits(), "progress": r.progress}
+    if r.run_column is not None:
         # read_runs gives the long file's reader only the options it takes.
-        read_options["run_column"] = run_column
-    pair: dict[str, Any] = {"runs": split_pair(run_values, "--runs"), "format": input_format,
+        read_options["run_column"] = r.run_column
+    sides = r.sides()
+    pair: dict[str, Any] = {"runs": split_pair(r.run_values, "--runs"), "format": r.input_format,
                             "options_a": sides[0] or None, "options_b": sides[1] or None}
     # Directories of one run per task (Inspect logs, HELM suites) first; anything else (files,
     # lm-eval directories, one long file) as compare reads it.
     suites = read_suite_pair(runs, **pair, **read_options)
     side_a, side_b = suites if suites is not None else read_runs(runs, **pair, **read_options)
-    result = compare_runs(side_a, side_b, by_task=True, task=list(tasks) or None,
-                          task_column=task_column, adjust=adjust,
-                          names=split_pair(names, "--names"), alpha=alpha, flips=flips,
-                          **options)
+    adjust = analysis.adjust or "holm"
+    alpha, fail_on, fmt = analysis.alpha, analysis.fail_on, output.fmt
+    flips, flips_out = output.flips, output.flips_out
+    result = compare_runs(side_a, side_b, by_task=True, task=list(r.tasks) or None,
+                          task_column=r.task_column, adjust=adjust, alpha=alpha, flips=flips,
+                          **_pairing_kwargs(pairing), alternative=analysis.alternative,
+                          confidence_level=analysis.confidence_level,
+                          analysis=analysis.analysis)
     if plot_path is not None:
         if plot_path.lower().endswith(".svg"):
             try:

@@ -26,7 +26,7 @@ from mcnemar.report._result import (
     Conclusion,
     Report,
 )
-from mcnemar.report._words import clustered_reason, conclusion_text, headline
+from mcnemar.report._words import Evidence, clustered_reason, conclusion_text, headline
 from mcnemar.report._words import recommendation_reason as _recommendation_reason
 from mcnemar.table import _MAX_COUNT as _MAX_ITEMS
 from mcnemar.table import PairedTable
@@ -267,12 +267,12 @@ def _conclusion(cols: Columns, i: int, decision: _Decision, diff: float | None,
     opts = cols.options
     b, c = int(cols.b[i]), int(cols.c[i])
     claims = decision.claims
-    text = conclusion_text(
-        claims, names=opts.names, b=b, c=c, pvalue=decision.pvalue,
+    text = conclusion_text(claims, Evidence(
+        names=opts.names, b=b, c=c, pvalue=decision.pvalue,
         log10_pvalue=decision.log10_pvalue, test_name=decision.test_name, alpha=opts.alpha,
         alternative=opts.alternative, diff=diff, ci_label=decision.ci_label,
         level=opts.confidence_level, detectable=detectable, power=opts.power,
-    )
+    ))
     if margins[0] is not None:
         from mcnemar.margin import margin_sentences
 

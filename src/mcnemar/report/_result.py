@@ -248,18 +248,6 @@ class Report(Rendered):
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-safe data (schema ``mcnemar.report/1``, docs/report-schema.md)."""
         acc = self.accuracy
-        # Each block is its result's own to_dict(), narrowed to the keys this schema shows
-        # (the report states the table and alternative once, at the top).
-        tests = {
-            key: {
-                **_pick(self.tests[key].to_dict(), _TEST_KEYS),
-                "recommended": key == self.recommended,
-                # The numbers as the text report prints them (a page shows these digits).
-                "statistic_text": render.statistic_text(self.tests[key].statistic),
-                "pvalue_text": render._p_text(self, key),
-            }
-            for key in _TEST_ORDER
-        }
         acc_texts = render.accuracy_texts(self)
         out: dict[str, Any] = {
             "schema": SCHEMA,
@@ -271,20 +259,9 @@ class Report(Rendered):
             "confidence_level": self.confidence_level,
             "accuracy": None if acc is None or acc_texts is None else
             {"a": acc[0], "b": acc[1], "a_text": acc_texts[0], "b_text": acc_texts[1]},
-            "tests": tests,
+            "tests": self._tests_dict(),
             "recommended": {"test": self.recommended, "reason": self.recommendation_reason},
-            "difference": {
-                "estimate": _plain(self.difference),
-                "confidence_level": self.confidence_level,
-                "intervals": _intervals_dict("difference", self.difference_intervals),
-                "recommended_interval": self.recommended_interval,
-                "estimate_text": None
-                if self.difference is None
-                else _points(self.difference, _decimals(abs(100 * self.difference))),
-                "interval_texts": {
-                    k: _points_limits(v.low, v.high) for k, v in self.difference_intervals.items()
-                },
-            },
+            "difference": self._difference_dict(),
             "ratio": {
                 "estimate": _plain(self.ratio),
                 "intervals": _intervals_dict("ratio", self.ratio_intervals),
@@ -295,29 +272,30 @@ class Report(Rendered):
                 "intervals": _intervals_dict("odds_ratio", self.odds_ratio_intervals),
                 **render.effect_texts(self.odds_ratio, self.odds_ratio_intervals),
             },
-            "unpaired": None
-            if self.unpaired_pvalue is None
-            else {
-                "name": "pooled two-proportion z-test",
-                "statistic": _plain(self.unpaired_z),
-                "pvalue": _plain(self.unpaired_pvalue),
-                "log10_pvalue": _plain(self.unpaired_log10_pvalue),
-                "alternative": self.alternative,
-                "note": render.unpaired_text(self),
-            },
-            "power": None
-            if self.detectable_difference is None
-            else {
-                "detectable_difference": _plain(self.detectable_difference),
-                "detectable_difference_text": _size(self.detectable_difference, 3),
-                "alternative": self.alternative,
-                "power": self.power_target,
-                "method": self.power_method,
-                "note": render.power_text(self),
-            },
+            "unpaired": self._unpaired_dict(),
+            "power": self._power_dict(),
             "conclusion": self.conclusion.to_dict(),
             "assumptions": list(self.assumptions),
             "warnings": list(self.warnings),
+        }
+        if self.clustered is not None:
+            out["clustered"] = self.clustered.to_dict(self.confidence_level)
+        out.update(self._sections())
+        out.update(self.extra)
+        return out
+
+    def _tests_dict(self) -> dict[str, Any]:
+        # Each block is its result's own to_dict(), narrowed to the keys this schema shows
+        # (the report states the table and alternative once, at the top).
+        tests = {
+            key: {
+                **_pick(self.tests[key].to_dict(), _TEST_KEYS),
+                "recommended": key == self.recommended,
+                # The numbers as the text report prints them (a page shows these digits).
+                "statistic_text": render.statistic_text(self.tests[key].statistic),
+                "pvalue_text": render._p_text(self, key),
+            }
+            for key in _TEST_ORDER
         }
         if self.clustered is not None:
             section = self.clustered.to_dict(self.confidence_level)
@@ -333,11 +311,51 @@ class Report(Rendered):
                 "statistic_text": render.statistic_text(self.clustered.statistic),
                 "pvalue_text": render.clustered_pvalue_text(self),
             }
-            out["clustered"] = section
-            if self.recommended_interval == "clustered":
-                cci = self.clustered.confidence_interval(self.confidence_level)
-                out["difference"]["interval_texts"]["clustered"] = _points_limits(cci.low,
-                                                                                  cci.high)
+        return tests
+
+    def _difference_dict(self) -> dict[str, Any]:
+        texts = {k: _points_limits(v.low, v.high) for k, v in self.difference_intervals.items()}
+        if self.clustered is not None and self.recommended_interval == "clustered":
+            cci = self.clustered.confidence_interval(self.confidence_level)
+            texts["clustered"] = _points_limits(cci.low, cci.high)
+        return {
+            "estimate": _plain(self.difference),
+            "confidence_level": self.confidence_level,
+            "intervals": _intervals_dict("difference", self.difference_intervals),
+            "recommended_interval": self.recommended_interval,
+            "estimate_text": None
+            if self.difference is None
+            else _points(self.difference, _decimals(abs(100 * self.difference))),
+            "interval_texts": texts,
+        }
+
+    def _unpaired_dict(self) -> dict[str, Any] | None:
+        if self.unpaired_pvalue is None:
+            return None
+        return {
+            "name": "pooled two-proportion z-test",
+            "statistic": _plain(self.unpaired_z),
+            "pvalue": _plain(self.unpaired_pvalue),
+            "log10_pvalue": _plain(self.unpaired_log10_pvalue),
+            "alternative": self.alternative,
+            "note": render.unpaired_text(self),
+        }
+
+    def _power_dict(self) -> dict[str, Any] | None:
+        if self.detectable_difference is None:
+            return None
+        return {
+            "detectable_difference": _plain(self.detectable_difference),
+            "detectable_difference_text": _size(self.detectable_difference, 3),
+            "alternative": self.alternative,
+            "power": self.power_target,
+            "method": self.power_method,
+            "note": render.power_text(self),
+        }
+
+    def _sections(self) -> dict[str, Any]:
+        """The optional sections, each present when the report has it."""
+        out: dict[str, Any] = {}
         if self.noninferiority is not None:
             from mcnemar.margin import margin_dict
 
@@ -350,9 +368,7 @@ class Report(Rendered):
             out["alignment"] = self.alignment.to_dict()
         if self.flips is not None:
             out["flips"] = self.flips.to_dict()
-        out.update(self.extra)
         return out
-
 
 
 def _intervals_dict(quantity: str, intervals: dict[str, Any]) -> dict[str, Any]:

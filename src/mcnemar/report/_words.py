@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from mcnemar._format import format_pvalue
@@ -209,121 +210,150 @@ def headline(
     return f"No clear evidence that {name_of[side]} is more accurate than {other_of[side]}"
 
 
-def conclusion_text(
-    claims: Claims,
-    *,
-    names: tuple[str, str],
-    b: int,
-    c: int,
-    pvalue: float,
-    log10_pvalue: float,
-    test_name: str,
-    alpha: float,
-    alternative: str,
-    diff: float | None,
-    ci_label: str,
-    level: float,
-    detectable: float | None,
-    power: float,
-) -> str:
-    """The conclusion as a paragraph, rendered from the claims and the numbers they rest on."""
-    na, nb = names
-    name_of = {"a": na, "b": nb}
-    other_of = {"a": nb, "b": na}
-    side = {"greater": "a", "less": "b"}.get(alternative)
-    defined, significant, better = claims.defined, claims.significant, claims.better
-    direction, opposite = claims.direction, claims.opposite
-    interval = claims.interval
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Evidence:
+    """The numbers a conclusion rests on, beside its decided :class:`Claims`: the names, the
+    discordant counts, the recommended test's p-value and name, the alternative and level,
+    the difference with the label of its headline interval, and the detectable difference."""
 
-    # -- the words ----------------------------------------------------------------------------
-    split = (
-        f"{na} was right on {b} item{'s' if b != 1 else ''} where {nb} was wrong, "
-        f"and {nb} on {c} where {na} was wrong"
-    )
-    test = f"{'one-sided ' if side else ''}{test_name} test"
-    p_clause = _p_vs_alpha(pvalue, log10_pvalue, alpha) if defined else ""
-    favour = "" if side is None else f" in {name_of[side]}'s favour"
+    names: tuple[str, str]
+    b: int
+    c: int
+    pvalue: float
+    log10_pvalue: float
+    test_name: str
+    alpha: float
+    alternative: str
+    diff: float | None
+    ci_label: str
+    level: float
+    detectable: float | None
+    power: float
 
-    def ci_text(leader: str) -> str:
-        # The interval as it is read: the leader minus the other (B - A when B leads).
-        if interval is None:
+    @property
+    def side(self) -> str | None:
+        """The system a one-sided alternative is about (``None`` for two-sided)."""
+        return {"greater": "a", "less": "b"}.get(self.alternative)
+
+    def name(self, who: str) -> str:
+        return self.names[0] if who == "a" else self.names[1]
+
+    def other(self, who: str) -> str:
+        return self.names[1] if who == "a" else self.names[0]
+
+    @property
+    def test(self) -> str:
+        return f"{'one-sided ' if self.side else ''}{self.test_name} test"
+
+    @property
+    def split(self) -> str:
+        na, nb = self.names
+        return (f"{na} was right on {self.b} item{'s' if self.b != 1 else ''} where {nb} was "
+                f"wrong, and {nb} on {self.c} where {na} was wrong")
+
+    def ci_text(self, claims: Claims, leader: str) -> str:
+        """The headline interval as it is read: the leader minus the other."""
+        if claims.interval is None:
             return ""
         sign = 1.0 if leader == "a" else -1.0
-        lo_text, hi_text = _points_pair(*sorted((sign * interval[0], sign * interval[1])))
-        return f" ({_pct(level)} CI {lo_text} to {hi_text} points, {ci_label})"
+        lo, hi = sorted((sign * claims.interval[0], sign * claims.interval[1]))
+        lo_text, hi_text = _points_pair(lo, hi)
+        return f" ({_pct(self.level)} CI {lo_text} to {hi_text} points, {self.ci_label})"
 
-    def lead(leader: str) -> str:
-        who = name_of[leader]
-        if diff is None:
-            mine, theirs = (b, c) if leader == "a" else (c, b)
-            return (
-                f"{who} was ahead on this test set ({mine} to {theirs} on the items where they "
-                "disagree)"
-            )
-        return f"{who} was ahead on this test set by {_size(diff)} points{ci_text(leader)}"
+    def lead(self, claims: Claims, leader: str) -> str:
+        who = self.name(leader)
+        if self.diff is None:
+            mine, theirs = (self.b, self.c) if leader == "a" else (self.c, self.b)
+            return (f"{who} was ahead on this test set ({mine} to {theirs} on the items where "
+                    "they disagree)")
+        return (f"{who} was ahead on this test set by {_size(self.diff)} points"
+                f"{self.ci_text(claims, leader)}")
 
-    def power_words() -> str:
-        if detectable is None:
+    def power_words(self) -> str:
+        if self.detectable is None:
             return ""
-        return (
-            f"{_pct(power)} power only for differences of {_size(detectable, 3)} points or more"
-            f"{favour}"
-        )
+        favour = "" if self.side is None else f" in {self.name(self.side)}'s favour"
+        return (f"{_pct(self.power)} power only for differences of "
+                f"{_size(self.detectable, 3)} points or more{favour}")
 
-    if not defined:
-        text = f"No conclusion: the {test} is undefined for these data ({split})."
-    elif better is not None:
-        winner, loser = name_of[better], other_of[better]
-        size = "" if diff is None else f" by {_size(diff)} accuracy points{ci_text(better)}"
-        text = (
-            f"{winner} did better than {loser}{size}: {split}. The {test} gives {p_clause}, "
-            "so a difference this large is unlikely if the two were equally accurate."
-        )
+    def note(self, claims: Claims) -> str:
+        """Why the interval and the test disagree, when they do (else empty)."""
         verb = interval_disagreement(claims)
-        if verb is not None:
-            text += " " + interval_note(verb, claims, names=names, test=test, alpha=alpha,
-                                        alternative=alternative, ci_label=ci_label, level=level)
-    elif significant:
-        # Only a one-sided test at an alpha above 1/2 rejects without the data favouring the
-        # system it is about (its p-value is then at least 1/2).
-        about = name_of[side] if side else "either system"
-        data = (
-            lead(direction)
-            if direction is not None
-            else f"{na} and {nb} were each right on {b} of the items where they disagree"
-        )
-        text = (
-            f"The {test} gives {p_clause}, significant only because alpha = {_num(alpha)} is so "
-            f"large: the data do not favour {about}. {data}; {split}."
-        )
-    elif opposite:
-        assert side is not None and direction is not None
-        about, leader = name_of[side], name_of[direction]
-        text = (
-            f"The data point the other way: {lead(direction)}, while the alternative "
-            f"'{alternative}' asks only whether {about} is more accurate. {split}; the {test} "
-            f"gives {p_clause}: no evidence that {about} is more accurate. Testing for {leader} "
-            "being better after seeing this would overstate the evidence; only a test chosen "
-            "in advance (such as the two-sided one) can support that."
-        )
-        if detectable is not None:
-            text += f" The test had {power_words()}."
-    else:
-        where = "in either direction" if side is None else f"in {name_of[side]}'s favour"
-        text = (
-            f"This test set does not resolve {na} and {nb}: {split}; the {test} gives "
-            f"{p_clause}, no significant difference {where}."
-        )
-        if direction is not None:
-            text += f" {lead(direction)}, but a lead this size is within what chance produces."
-            verb = interval_disagreement(claims)
-            if verb is not None:
-                text += " " + interval_note(verb, claims, names=names, test=test, alpha=alpha,
-                                            alternative=alternative, ci_label=ci_label,
-                                            level=level)
-        text += " A non-significant result is not evidence that the two are equally accurate"
-        text += f": the test had {power_words()}." if detectable is not None else "."
+        if verb is None:
+            return ""
+        return " " + interval_note(verb, claims, names=self.names, test=self.test,
+                                   alpha=self.alpha, alternative=self.alternative,
+                                   ci_label=self.ci_label, level=self.level)
+
+
+def _better_text(claims: Claims, ev: Evidence, p_clause: str) -> str:
+    assert claims.better is not None
+    size = ("" if ev.diff is None else
+            f" by {_size(ev.diff)} accuracy points{ev.ci_text(claims, claims.better)}")
+    return (
+        f"{ev.name(claims.better)} did better than {ev.other(claims.better)}{size}: {ev.split}. "
+        f"The {ev.test} gives {p_clause}, so a difference this large is unlikely if the two "
+        "were equally accurate." + ev.note(claims)
+    )
+
+
+def _significant_only_text(claims: Claims, ev: Evidence, p_clause: str) -> str:
+    # Only a one-sided test at an alpha above 1/2 rejects without the data favouring the
+    # system it is about (its p-value is then at least 1/2).
+    na, nb = ev.names
+    about = ev.name(ev.side) if ev.side else "either system"
+    data = (ev.lead(claims, claims.direction) if claims.direction is not None
+            else f"{na} and {nb} were each right on {ev.b} of the items where they disagree")
+    return (
+        f"The {ev.test} gives {p_clause}, significant only because alpha = {_num(ev.alpha)} is "
+        f"so large: the data do not favour {about}. {data}; {ev.split}."
+    )
+
+
+def _opposite_text(claims: Claims, ev: Evidence, p_clause: str) -> str:
+    assert ev.side is not None and claims.direction is not None
+    about, leader = ev.name(ev.side), ev.name(claims.direction)
+    text = (
+        f"The data point the other way: {ev.lead(claims, claims.direction)}, while the "
+        f"alternative '{ev.alternative}' asks only whether {about} is more accurate. "
+        f"{ev.split}; the {ev.test} gives {p_clause}: no evidence that {about} is more "
+        f"accurate. Testing for {leader} being better after seeing this would overstate the "
+        "evidence; only a test chosen in advance (such as the two-sided one) can support that."
+    )
+    if ev.detectable is not None:
+        text += f" The test had {ev.power_words()}."
     return text
+
+
+def _unresolved_text(claims: Claims, ev: Evidence, p_clause: str) -> str:
+    na, nb = ev.names
+    where = "in either direction" if ev.side is None else f"in {ev.name(ev.side)}'s favour"
+    text = (
+        f"This test set does not resolve {na} and {nb}: {ev.split}; the {ev.test} gives "
+        f"{p_clause}, no significant difference {where}."
+    )
+    if claims.direction is not None:
+        text += (f" {ev.lead(claims, claims.direction)}, but a lead this size is within what "
+                 "chance produces." + ev.note(claims))
+    text += " A non-significant result is not evidence that the two are equally accurate"
+    return text + (f": the test had {ev.power_words()}." if ev.detectable is not None else ".")
+
+
+def conclusion_text(claims: Claims, evidence: Evidence) -> str:
+    """The conclusion as a paragraph, rendered from the claims and the numbers they rest on:
+    one sentence pattern per verdict (undefined, better, significant only through a large
+    alpha, a one-sided test against the data, not resolved)."""
+    ev = evidence
+    if not claims.defined:
+        return f"No conclusion: the {ev.test} is undefined for these data ({ev.split})."
+    p_clause = _p_vs_alpha(ev.pvalue, ev.log10_pvalue, ev.alpha)
+    if claims.better is not None:
+        return _better_text(claims, ev, p_clause)
+    if claims.significant:
+        return _significant_only_text(claims, ev, p_clause)
+    if claims.opposite:
+        return _opposite_text(claims, ev, p_clause)
+    return _unresolved_text(claims, ev, p_clause)
 
 
 def recommendation_reason(tests: dict[str, McNemarResult], discordant: int, alpha: float) -> str:

@@ -38,7 +38,6 @@ import html
 import json
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from importlib import resources
 from typing import Annotated, Any
@@ -218,27 +217,25 @@ class _ResponseCache:
     """
 
     def __init__(self, size: int) -> None:
+        from cachetools import LRUCache
+
         self.size = size
-        self._data: OrderedDict[str, bytes] = OrderedDict()
+        self._data: LRUCache[str, bytes] | None = LRUCache(size) if size > 0 else None
+        # The cache is shared by the server's threads; LRUCache itself is not thread-safe.
         self._lock = threading.Lock()
 
     def get(self, key: str) -> bytes | None:
-        if self.size <= 0:
+        if self._data is None:
             return None
         with self._lock:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
+            value: bytes | None = self._data.get(key)
             return value
 
     def put(self, key: str, value: bytes) -> None:
-        if self.size <= 0:
+        if self._data is None:
             return
         with self._lock:
             self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
 
 # ----------------------------------------------------------------------------- the app
 
