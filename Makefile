@@ -6,7 +6,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint check bench browser clean docs docs-serve docs-figures docs-check \
+.PHONY: demo test lint js-lint check bench browser clean docs docs-serve docs-figures docs-check \
 	docs-update
 
 $(VENV)/.core: pyproject.toml
@@ -42,10 +42,20 @@ browser:
 test: $(VENV)/.test browser
 	$(PY) -m pytest -q -n auto --dist loadfile
 
-lint: $(VENV)/.test
+lint: $(VENV)/.test js-lint
 	$(VENV)/bin/ruff check src tests benchmarks examples scripts
 	$(VENV)/bin/mypy
 	$(VENV)/bin/lint-imports
+
+# The page's JavaScript (native ES modules, no build step): ESLint, pinned in package.json and
+# installed from package-lock.json, then the unit tests of its pure functions (node's runner).
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+js-lint: node_modules/.installed
+	node_modules/.bin/eslint src/mcnemar/web/static tests/js eslint.config.js
+	node --test tests/js/
 
 check: lint test
 
@@ -78,4 +88,4 @@ docs-figures: $(VENV)/.test browser
 	$(PY) scripts/make_decision_figures.py > /dev/null
 
 clean:
-	rm -rf $(VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/artifacts
+	rm -rf $(VENV) site .pytest_cache .mypy_cache .ruff_cache .hypothesis tests/artifacts node_modules

@@ -14,7 +14,8 @@ module                 holds
 :mod:`.upload`         streaming multipart reader with a per-file size limit; archive checks
 :mod:`.server`         uvicorn's HTTP protocol with time limits for slow and idle clients
 ``templates/``         the page (``index.html``)
-``static/``            its script (``app.js``, ``charts.js``) and style sheet (``style.css``)
+``static/``            its ES modules (``app.js`` the entry, ``charts.js`` and the rest)
+                       and style sheet (``style.css``); numbers come as text (:mod:`.display`)
 =====================  ==================================================================
 
 It needs the ``web`` extra (``pip install 'mcnemar[web]'``: FastAPI, uvicorn and

@@ -13,8 +13,9 @@ route                       what it does
 
 The web layer only translates: request fields become a :class:`mcnemar.table.PairedTable`,
 the library's :func:`mcnemar.report.analyze` does every computation, and its ``to_dict()`` is
-returned unchanged (plus, when asked, the markdown/text renderings and the null distribution
-for the picture). Every failure, whatever its cause, has one JSON shape::
+returned unchanged (plus, when asked, the markdown/text renderings, the null distribution
+for the picture and the numbers the page shows as text, :mod:`mcnemar.web.display`). Every
+failure, whatever its cause, has one JSON shape::
 
     {"error": {"status": 422, "message": "b must be >= 0, got -1; counts cannot be negative",
                "field": "b", "errors": [{"field": "b", "message": "...", "type": "..."}]}}
@@ -66,6 +67,7 @@ from mcnemar.web.compute import (
     ComputePool,
     run_in_thread,
 )
+from mcnemar.web.display import max_count_text, with_display
 from mcnemar.web.errors import (
     ERROR_RESPONSES,
     ERRORS_FRAMING_FIELDS,
@@ -88,7 +90,7 @@ from mcnemar.web.models import (
     PassesFramingRequest,
     ReportResponse,
 )
-from mcnemar.web.respond import render
+from mcnemar.web.respond import json_response, report_body
 
 __all__ = [
     "DEFAULT_MAX_UPLOAD_MB",
@@ -162,7 +164,8 @@ def _analyze_job(body: PassesFramingRequest | ErrorsFramingRequest) -> tuple[int
     try:
         table = _table_from_request(body)
         report = _analyze(table, body)
-        response = render(report, body.include, int(table.b), int(table.c))
+        content = report_body(report, body.include, int(table.b), int(table.c))
+        response = json_response(with_display(content, body.include))
     except McNemarError as exc:
         response = _api_error_response(_library_error(exc, body.framing))
     return response.status_code, bytes(response.body)
@@ -178,6 +181,7 @@ def _load_page(max_upload_mb: float) -> str:
         "version": _version(),
         "max_upload_mb": f"{max_upload_mb:g}",
         "max_count": str(MAX_COUNT),
+        "max_count_text": max_count_text(),
         # The menus list the vocabulary's choices, with its labels.
         "alternative_options": _options(vocabulary.ALTERNATIVES, indent=14),
         "margin_method_options": _options(vocabulary.MARGIN_METHODS, indent=14),

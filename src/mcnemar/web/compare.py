@@ -37,6 +37,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from mcnemar.errors import McNemarError
+from mcnemar.web.display import with_display
 from mcnemar.web.errors import ERROR_RESPONSES, ApiError, describe, field_for_error
 from mcnemar.web.models import (
     CLUSTER_METHODS,
@@ -49,7 +50,7 @@ from mcnemar.web.models import (
     ErrorResponse,
     ReportResponse,
 )
-from mcnemar.web.respond import json_response, map_strings, render, report_body
+from mcnemar.web.respond import json_response, map_strings, report_body
 from mcnemar.web.upload import (
     MalformedUpload,
     OverBudget,
@@ -479,7 +480,8 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
         raise ApiError(422, public(str(exc)), field=field_for_error(exc, _FORM_NAMES, _FORM_FIELDS),
                        type="mcnemar") from exc
     table = alignment.table
-    return render(report, options.include, int(table.b), int(table.c), scrub=public)
+    body = report_body(report, options.include, int(table.b), int(table.c))
+    return json_response(map_strings(with_display(body, options.include), public))
 
 
 def _names(options: CompareOptions, runs: list[Any]) -> tuple[str, str] | None:
@@ -533,7 +535,7 @@ def _compare_tasks(runs: list[Any], options: CompareOptions, upload: Any,
         body["markdown"] = comparison.to_markdown()
     if "text" in options.include:
         body["text"] = str(comparison)
-    return json_response(map_strings(body, public))
+    return json_response(map_strings(with_display(body, options.include), public))
 
 
 def analysis_options(options: Any, table: Any) -> dict[str, Any]:

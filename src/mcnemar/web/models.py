@@ -46,6 +46,7 @@ __all__ = [
     "AnalyzeRequest",
     "BayesOptions",
     "CompareOptions",
+    "Display",
     "Distribution",
     "ErrorBody",
     "ErrorDetail",
@@ -72,7 +73,7 @@ ON_ERROR = vocabulary.names(vocabulary.ON_ERROR)
 REDUCE = vocabulary.names(vocabulary.REDUCE)
 CLUSTER_METHODS = vocabulary.names(vocabulary.CLUSTERED_METHODS)
 #: The extras a response can carry next to the report (see :mod:`mcnemar.web.respond`).
-INCLUDE = ("distribution", "markdown", "text")
+INCLUDE = ("distribution", "markdown", "text", "display")
 
 if TYPE_CHECKING:
     Alternative = str
@@ -328,11 +329,12 @@ class _Options(BaseModel):
 class _Extras(BaseModel):
     include: list[Include] = Field(
         default_factory=list,
-        max_length=3,
+        max_length=len(INCLUDE),
         description=(
             "Extra keys to add to the response next to the report: "
             '"distribution" (the Bin(D, 1/2) null distribution for the picture), '
-            '"markdown" (the report as markdown) and "text" (the report as plain text).'
+            '"markdown" (the report as markdown), "text" (the report as plain text) and '
+            '"display" (the numbers the calculator page shows, as text).'
         ),
     )
 
@@ -497,7 +499,7 @@ class CompareOptions(BaseModel):
     # Pair runs of different tasks / scored differently (refused by default; the report warns).
     allow_different_tasks: bool = False
     allow_different_scorers: bool = False
-    include: list[Include] = Field(default_factory=list, max_length=3)
+    include: list[Include] = Field(default_factory=list, max_length=len(INCLUDE))
     margin: Annotated[float | None, BeforeValidator(_margin), BeforeValidator(_form_number)] = None
     equivalence: bool = False
     margin_method: MarginMethod = "score"
@@ -595,6 +597,82 @@ class Distribution(BaseModel):
     pmf: list[float] = Field(description="P(X = k) for X ~ Bin(D, 1/2).")
 
 
+class DisplayTick(BaseModel):
+    """One tick of the null distribution's x axis."""
+
+    k: int = Field(description="The value of b the tick stands at.")
+    text: str = Field(description="Its label.")
+
+
+class DisplayDistribution(BaseModel):
+    """The labels of the null distribution's picture (with ``"distribution"``)."""
+
+    step: str | None = Field(description="Spacing of the k values drawn.")
+    peak: str = Field(description="The tallest bar's probability, two significant digits: "
+                      "the y axis's label.")
+    ticks: list[DisplayTick] = Field(
+        description="The x axis's ticks, most important first (both ends of the window, then "
+        "the centre D/2): a tick without room for its label is left out.")
+
+
+class DisplayFlipSide(BaseModel):
+    """One side of the items that flipped."""
+
+    count: str | None = Field(description="How many items flipped this way.")
+    scores: list[list[str]] = Field(
+        description="Each listed item's scores [A, B], as the text report's list of flips "
+        "prints them (six significant digits, or \"no score\").")
+
+
+class DisplayFlips(BaseModel):
+    """The counts and scores of the items that flipped (``flips``, or ``tasks.flips``)."""
+
+    a_only: DisplayFlipSide
+    b_only: DisplayFlipSide
+    listed: str | None = Field(description="Items listed, both sides.")
+    total: str | None = Field(description="Items that flipped, both sides.")
+
+
+class DisplayTask(BaseModel):
+    """The counts of one task's table, in the order of ``tasks.tasks``."""
+
+    b: str | None
+    c: str | None
+    n: str | None
+
+
+class Display(BaseModel):
+    """Every number the calculator page shows that the report's JSON does not already carry
+    as text (its ``*_text`` fields), written by the server by the text report's rules
+    (:mod:`mcnemar.web.display`), so that the page formats no number itself.
+
+    Counts have thousands separators; levels are percentages (``"95%"``); a value that is
+    not given, or a block the report does not have, is null.
+    """
+
+    alpha: str | None = Field(description="The significance level, as given (\"0.05\").")
+    confidence_level: str | None = Field(
+        description="The intervals' confidence level as a percentage (\"95%\").")
+    counts: dict[str, str | None] = Field(
+        description="The table's a, b, c, d, n and discordant (D) with thousands separators; "
+        "null for a count not given.")
+    power_level: str | None = Field(description="The power of the detectable difference.")
+    margin: str | None = Field(description="With a margin: it in points (\"1 point\").")
+    margin_level: str | None = Field(
+        description="With a margin: the level of the interval read against it.")
+    rope: str | None = Field(
+        description="With bayes: the range of practical equality in points (\"0.5 points\").")
+    credible_level: str | None = Field(description="With bayes: the credible level.")
+    prior: str | None = Field(description="With bayes: the Dirichlet prior's four counts.")
+    distribution: DisplayDistribution | None = Field(description='With "distribution".')
+    tasks: list[DisplayTask] | None = Field(description="With tasks: each task's counts.")
+    flips: DisplayFlips | None = Field(description="With flips: their counts and scores.")
+    alignment: dict[str, Any] | None = Field(
+        description="With an upload: the alignment's numbers at their places in "
+        "``alignment`` (or ``tasks.alignment``), as text, plus ``task_count`` (files of "
+        "several tasks) and ``content_check.agree`` (paired items whose content agrees).")
+
+
 class ReportResponse(BaseModel):
     """The report, ``mcnemar.report/1`` (``docs/report-schema.md``), plus requested extras."""
 
@@ -637,3 +715,8 @@ class ReportResponse(BaseModel):
         "items (with several tasks, under tasks.flips).",
     )
     text: str | None = Field(None, description='Only with include "text".')
+    display: Display | None = Field(
+        None,
+        description='Only with include "display": the numbers the calculator page shows, as '
+        "text.",
+    )
