@@ -233,3 +233,30 @@ def test_alignment_keeps_the_scores_without_changing_the_pass_fail_counts() -> N
     al = align(graded_a, graded_b, keep_scores=True)
     assert al.scores_a.tolist() == [0.9, 0.5, 0.25] and al.scores_b.tolist() == [1.0, 0.5, 0.5]
     assert al.summary.run_a.binarised == 0
+
+
+def test_github_warnings_state_a_tasks_score_difference_in_score_units(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--by-task on scores: the ::warning of a task A is worse on gives its mean difference in
+    score units, as the task's report states it, never accuracy points."""
+    rng = np.random.default_rng(2)
+    rows_a, rows_b = [], []
+    for task, drop in (("add", 0.3), ("mul", 0.0)):
+        for i in range(30):
+            x = float(np.round(rng.uniform(0.3, 1.0), 2))
+            rows_a.append((task, f"q{i}", x))
+            rows_b.append((task, f"q{i}", float(np.round(x + drop + rng.uniform(-0.05, 0.05),
+                                                         2))))
+    header = ("task", "id", "score")
+    pa, pb = _write(tmp_path / "new.csv", rows_a, header), _write(tmp_path / "old.csv", rows_b,
+                                                                   header)
+    monkeypatch.delenv("GITHUB_OUTPUT", raising=False)
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    result = invoke(pa, pb, "--task-column", "task", "--format", "github")
+    assert result.exit_code == 0, result.output
+    warnings = [line for line in result.output.splitlines() if line.startswith("::warning")]
+    doc = json.loads(invoke(pa, pb, "--task-column", "task", "--format", "json").output)
+    (add,) = [t for t in doc["tasks"] if t["task"] == "add"]
+    assert len(warnings) == 1 and "on task add: mean score difference " in warnings[0]
+    assert add["report"]["difference"]["estimate_text"] in warnings[0]
+    assert "points" not in warnings[0]

@@ -80,3 +80,60 @@ def test_same_stat_on_two_splits_needs_a_split(tmp_path: Path) -> None:
     with pytest.raises(InputFileError, match="appears 2 times"):
         read_run(path)
     assert read_run(path, split="valid").scores.tolist() == [0.0]
+
+
+# --- graded stats (tests/data/io/derived/helm: the real suite with f1_score and rouge_l added
+# by scripts/harness_fixtures/derive_graded_metrics.py) ---------------------------------------
+
+DERIVED = Path(__file__).parent / "data" / "io" / "derived" / "helm"
+ADD_A = DERIVED / "fixture" / "fixture_add:model=fixture_system-a"
+ADD_B = DERIVED / "fixture" / "fixture_add:model=fixture_system-b"
+
+
+def _expected(run: Path, stat: str) -> dict[str, float]:
+    want = json.loads((DERIVED / "expected.json").read_text())[run.name]
+    return {iid: scores[stat] for iid, scores in want.items()}
+
+
+@pytest.mark.parametrize("stat", ["f1_score", "rouge_l"])
+def test_a_graded_stat_is_handed_over_as_it_is(stat: str) -> None:
+    run = read_run(ADD_A, score=stat)
+    assert run.format == "helm" and run.identity.scorer == stat
+    got = {k[0]: s for k, s in zip(run.keys.tolist(), run.scores.tolist(), strict=True)}
+    assert got == _expected(ADD_A, stat)
+    assert any(0 < s < 1 for s in got.values())
+
+
+def test_the_graded_stat_gets_the_score_report_and_exact_match_stays_pass_fail() -> None:
+    import numpy as np
+
+    from mcnemar.pipeline import compare_runs
+    from mcnemar.report import Report
+    from mcnemar.scores import ScoreReport, analyze_scores
+
+    rep = compare_runs(read_run(ADD_A, score="f1_score"), read_run(ADD_B, score="f1_score"))
+    assert isinstance(rep, ScoreReport)
+    fa, fb = _expected(ADD_A, "f1_score"), _expected(ADD_B, "f1_score")
+    want = analyze_scores(np.array([fa[k] for k in fa]), np.array([fb[k] for k in fa]),
+                          random_state=0)
+    assert rep.n == 30 and rep.difference == pytest.approx(want.difference, rel=1e-12)
+    assert rep.tests["t"].pvalue == pytest.approx(want.tests["t"].pvalue, rel=1e-12)
+    assert (rep.higher_a, rep.equal, rep.higher_b) == (want.higher_a, want.equal, want.higher_b)
+    assert rep.alignment.summary.run_a.identity.scorer == "f1_score"
+    assert isinstance(compare_runs(read_run(ADD_A), read_run(ADD_B)), Report)
+
+
+def test_the_compare_command_picks_the_score_report_for_a_graded_stat() -> None:
+    from click.testing import CliRunner
+
+    from mcnemar.cli import main
+
+    def schema(*extra: str) -> object:
+        result = CliRunner().invoke(main, ["compare", str(ADD_A), str(ADD_B), "--format",
+                                           "json", *extra])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.output)["schema"]
+
+    assert schema("--score", "rouge_l") == "mcnemar.scores/1"
+    assert schema() == "mcnemar.report/1"  # exact_match
+    assert schema("--score", "rouge_l", "--threshold", "1") == "mcnemar.report/1"

@@ -87,10 +87,13 @@ def test_wrong_field_type_names_file_and_line() -> None:
 
 def test_non_numeric_metric_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "samples_wmt_2026-01-01T00-00-00.000001.jsonl"
-    path.write_text(json.dumps({"doc_id": 0, "filter": "none", "metrics": ["bleu"],
-                                "bleu": ["ref", "hyp"]}) + "\n")
-    with pytest.raises(InputFileError, match="not a per-item number"):
+    path.write_text(json.dumps({"doc_id": 0, "filter": "none", "metrics": ["bleu", "x"],
+                                "bleu": ["ref", "hyp"], "x": {"a": 1}}) + "\n")
+    with pytest.raises(InputFileError, match=r"the \(gold, prediction\) pair lm-eval keeps for "
+                                             "a metric it computes over the whole task"):
         read_lmeval(path, score="bleu")
+    with pytest.raises(InputFileError, match="not a per-item number"):
+        read_lmeval(path, score="x")
 
 
 def test_cluster_from_a_doc_field() -> None:
@@ -106,3 +109,70 @@ def test_file_name_without_date_uses_the_stem_or_task_option(tmp_path: Path) -> 
     path.write_text(json.dumps({"doc_id": 3, "filter": "none", "acc": 1}) + "\n")
     assert read_lmeval(path).keys.tolist() == [("my_samples", 3, "none")]
     assert read_lmeval(path, task="hellaswag").keys.tolist() == [("hellaswag", 3, "none")]
+
+
+# --- graded metrics (tests/data/io/derived/lmeval: the real group logs with an f1 added by
+# scripts/harness_fixtures/derive_graded_metrics.py) ------------------------------------------
+
+DERIVED = DATA / "derived" / "lmeval"
+GEN_A = DERIVED / "group_a" / "system-a" / "samples_arith_gen_2026-11-30T20-16-09.708629.jsonl"
+GEN_B = DERIVED / "group_b" / "system-b" / "samples_arith_gen_2026-11-30T20-16-27.100150.jsonl"
+MC_A = DERIVED / "group_a" / "system-a" / "samples_arith_mc_2026-11-30T20-16-09.708629.jsonl"
+
+
+def _expected_f1(group: str) -> dict[int, float]:
+    want = json.loads((DERIVED / "expected.json").read_text())[f"{group}/arith_gen"]
+    return {int(k.split("/")[0]): v for k, v in want.items() if k.endswith("/strict")}
+
+
+def test_a_graded_metric_is_handed_over_as_it_is() -> None:
+    run = read_lmeval(GEN_A, score="f1", filter="strict")
+    want = _expected_f1("group_a")
+    assert {k[1]: s for k, s in zip(run.keys.tolist(), run.scores.tolist(), strict=True)} == want
+    assert run.identity.scorer == "f1" and run.score_name == "f1"
+    assert any(0 < s < 1 for s in want.values())
+
+
+def test_the_graded_metric_gets_the_score_report_and_exact_match_stays_pass_fail() -> None:
+    import numpy as np
+
+    from mcnemar.pipeline import compare_runs
+    from mcnemar.report import Report
+    from mcnemar.scores import ScoreReport, analyze_scores
+
+    a, b = (read_lmeval(p, score="f1", filter="strict") for p in (GEN_A, GEN_B))
+    rep = compare_runs(a, b)
+    assert isinstance(rep, ScoreReport) and rep.to_dict()["schema"] == "mcnemar.scores/1"
+    fa, fb = _expected_f1("group_a"), _expected_f1("group_b")
+    x, y = np.array([fa[i] for i in sorted(fa)]), np.array([fb[i] for i in sorted(fa)])
+    want = analyze_scores(x, y, random_state=0)
+    assert rep.difference == pytest.approx(want.difference, rel=1e-12)
+    assert rep.tests["t"].pvalue == pytest.approx(want.tests["t"].pvalue, rel=1e-12)
+    assert (rep.higher_a, rep.equal, rep.higher_b) == (want.higher_a, want.equal, want.higher_b)
+    binary = compare_runs(*(read_lmeval(p, filter="strict", score="exact_match")
+                            for p in (GEN_A, GEN_B)))
+    assert isinstance(binary, Report)
+
+
+def test_the_compare_command_picks_the_score_report_for_a_graded_metric() -> None:
+    from click.testing import CliRunner
+
+    from mcnemar.cli import main
+
+    def run(*extra: str) -> dict[str, object]:
+        result = CliRunner().invoke(main, ["compare", str(GEN_A), str(GEN_B), "--filter",
+                                           "strict", "--format", "json", *extra])
+        assert result.exit_code == 0, result.output
+        doc: dict[str, object] = json.loads(result.output)
+        return doc
+
+    assert run("--score", "f1")["schema"] == "mcnemar.scores/1"
+    assert run("--score", "exact_match")["schema"] == "mcnemar.report/1"
+
+
+def test_a_metric_of_the_whole_task_is_refused_with_the_reason() -> None:
+    with pytest.raises(InputFileError, match=r"metric 'f1' is \[1, 2\], the \(gold, "
+                                             r"prediction\) pair") as info:
+        read_lmeval(MC_A, score="f1")
+    assert info.value.line == 1 and info.value.path == str(MC_A)
+    assert read_lmeval(MC_A).identity.scorer == "acc"  # the default metric is unchanged

@@ -3,7 +3,9 @@
 Every ``enum`` of names in a schema is a quantity of :mod:`mcnemar.vocabulary`, whole and in
 its order, or a part of one named below with the reason; a schema cannot offer a method the
 library lacks, nor miss one it has. (That the documents the library writes validate against
-the schemas is checked in test_report.py, test_tasks.py and test_scores_wording.py.)
+the schemas is checked in test_report.py, test_tasks.py and test_scores_wording.py, and here
+for the per-task comparison of scores, ``mcnemar.score-tasks/1``, on the output of the command
+for real and derived harness logs.)
 """
 
 from __future__ import annotations
@@ -45,6 +47,10 @@ PARTS: dict[tuple[str, str], tuple[str, tuple[str, ...], str]] = {
         "SCORE_INTERVALS", (),
         "the headline interval is of the mean difference: t, or the bootstrap with the "
         "permutation test; Hodges-Lehmann is of another estimand"),
+    ("scores-1.schema.json", "/properties/sums/properties/left_out/items/enum"): (
+        "SCORE_TESTS", ("bootstrap", "hodges-lehmann"),
+        "a report from sums leaves out the tests and intervals that need the items in memory: "
+        "the signed-rank and permutation tests, the bootstrap and Hodges-Lehmann intervals"),
     ("tasks-1.schema.json", "/$defs/task/properties/test/enum"): (
         "TESTS", ("clustered",),
         "a task's p-value is its report's headline: exact below 25 discordant items, "
@@ -118,3 +124,73 @@ def test_the_flips_object_is_defined_once_for_both_documents() -> None:
     assert tasks_schema()["$defs"]["flips"] == report_schema()["$defs"]["flips"]
     sides = report["$defs"]["flips"]["properties"]
     assert set(sides) == {"a_only", "b_only", "content", "reason"}
+
+
+
+# --- the per-task comparison of scores (mcnemar.score-tasks/1) -------------------------------
+
+DATA = Path(__file__).resolve().parent / "data" / "io"
+
+
+def score_tasks_schema() -> dict[str, Any]:
+    """The shipped score-tasks schema with the score report's schema at ``tasks[].report``."""
+    from mcnemar.scores import tasks_json_schema
+
+    return tasks_json_schema()
+
+
+def _by_task(*args: str | Path) -> dict[str, Any]:
+    from click.testing import CliRunner
+
+    from mcnemar.cli import main
+
+    result = CliRunner().invoke(main, ["compare", *map(str, args), "--by-task", "--format",
+                                       "json"])
+    assert result.exit_code == 0, result.output
+    doc: dict[str, Any] = json.loads(result.output)
+    return doc
+
+
+SCORE_TASK_RUNS = {
+    # HELM's graded stat on the suite of two scenarios (tests/data/io/derived/helm, derived
+    # from the real suite by scripts/harness_fixtures/derive_graded_metrics.py)
+    "helm-f1_score": (DATA / "derived" / "helm" / "fixture", "--runs",
+                      "fixture/system-a,fixture/system-b", "--score", "f1_score"),
+    # Inspect logs of two tasks, compared as scores
+    "inspect-tasks": (DATA / "real" / "inspect_tasks" / "a", DATA / "real" / "inspect_tasks" / "b",
+                      "--analysis", "scores"),
+    # an lm-eval group, one directory per run, compared as scores, one-sided
+    "lmeval-group": (DATA / "real" / "lmeval" / "group_a", DATA / "real" / "lmeval" / "group_b",
+                     "--filter", "strict", "--analysis", "scores", "--alternative", "greater"),
+}
+
+
+@pytest.mark.parametrize("case", list(SCORE_TASK_RUNS))
+def test_the_per_task_comparison_of_scores_conforms_to_its_schema(case: str) -> None:
+    import jsonschema
+
+    schema = score_tasks_schema()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    doc = _by_task(*SCORE_TASK_RUNS[case])
+    assert doc["schema"] == "mcnemar.score-tasks/1" and len(doc["tasks"]) == 2
+    assert [e.message for e in validator.iter_errors(doc)] == []
+    # The tasks' reports are checked as score reports, not just as objects.
+    broken = json.loads(json.dumps(doc))
+    broken["tasks"][0]["report"]["recommended"]["test"] = "wilcoxon"
+    assert not validator.is_valid(broken)
+    missing = {k: v for k, v in doc.items() if k != "overall"}
+    assert not validator.is_valid(missing)
+
+
+def test_the_shipped_score_tasks_schema_alone() -> None:
+    """Loaded as shipped (``tasks[].report`` an object), the file is a valid schema of its own."""
+    import jsonschema
+
+    from mcnemar._format import shipped_schema
+
+    schema = shipped_schema("score-tasks-1")
+    assert schema["$id"] == "mcnemar.score-tasks/1"
+    jsonschema.Draft202012Validator.check_schema(schema)
+    doc = _by_task(*SCORE_TASK_RUNS["inspect-tasks"])
+    jsonschema.validate(doc, schema)

@@ -6,13 +6,21 @@ is "which items got worse?", and :class:`Flips` answers it: the b items (``a_onl
 c items (``b_only``), in run A's order, each with its id, its task where the item key holds
 one, the two runs' scores and what the logs record of its content.
 
+Scores that are not pass/fail do not flip, they move: :class:`ScoreFlips` lists the items
+that A scored higher (``a_higher``) and those that B scored higher (``b_higher``), the largest
+differences first, with the same fields and the difference A - B. It is a :class:`Flips`
+with other sides and another order; the listing, the JSON, the text, the markdown and the
+files are the same code.
+
 =========================  ===================================================================
 name                       what
 =========================  ===================================================================
-:class:`Flip`              one discordant item
+:class:`Flip`              one discordant item (or one item scored differently)
 :class:`Flips`             all of them, with the counts b and c (always) and the listing's
                            length (``limit``) and whether the text and markdown show them
 :meth:`Flips.of`           from an :class:`~mcnemar.io.Alignment` (``Alignment.flips()``)
+:class:`ScoreFlips`        the items two runs scored differently, largest differences first
+                           (``ScoreFlips.of(alignment)``; a score report's ``flips``)
 :meth:`Flips.concat`       the flips of several tasks, each item labelled with its task
 :meth:`Flips.write`        every flip, all fields, to a ``.csv`` or ``.jsonl`` file
 =========================  ===================================================================
@@ -39,7 +47,7 @@ import math
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
@@ -49,7 +57,7 @@ from mcnemar.errors import McNemarError, option
 if TYPE_CHECKING:
     from mcnemar.io.align import Alignment
 
-__all__ = ["DEFAULT_LIMIT", "EXCERPT_CHARS", "Flip", "Flips"]
+__all__ = ["DEFAULT_LIMIT", "EXCERPT_CHARS", "Flip", "Flips", "ScoreFlips"]
 
 #: How many items of each side the JSON lists unless asked otherwise.
 DEFAULT_LIMIT = 20
@@ -59,6 +67,11 @@ EXCERPT_CHARS = 120
 SIDES = ("a_only", "b_only")
 #: The columns of a flips file, in order.
 FILE_FIELDS = ("side", "id", "task", "score_a", "score_b", "content_a", "content_b")
+#: The sides of a score comparison's items: those A scored higher, then those B scored higher.
+SCORE_SIDES = ("a_higher", "b_higher")
+#: The columns of a file of the items scored differently, in order.
+SCORE_FILE_FIELDS = ("side", "id", "task", "score_a", "score_b", "difference", "content_a",
+                     "content_b")
 
 
 def _json_part(value: Any) -> Any:
@@ -92,15 +105,20 @@ class Flip:
 
     Attributes
     ----------
-    side : {"a_only", "b_only"}
+    side : {"a_only", "b_only", "a_higher", "b_higher"}
         ``"a_only"``: A right and B wrong (the b cell); ``"b_only"``: the reverse (c).
+        Of scores (:class:`ScoreFlips`): ``"a_higher"``, A scored higher; ``"b_higher"``,
+        B did.
     id : str, number, list or None
         The item's key, JSON-safe, without the parts that describe the run (the task and
         filter parts of an lm-eval key); a composite key is a list.
     task : str or None
         The item's task, where the key holds one (or the task of a per-task comparison).
     score_a, score_b : float or None
-        Each run's score of the item, before it was counted as a pass or a fail.
+        Each run's score of the item, before it was counted as a pass or a fail (of scores:
+        the mean of the item's samples, when it was scored several times).
+    difference : float or None
+        ``score_a - score_b``, for the items of a score comparison (``None`` for pass/fail).
     content_a, content_b : str or None
         What each run's log records of the item's content (whole), where it does.
     """
@@ -110,6 +128,7 @@ class Flip:
     task: str | None = None
     score_a: float | None = None
     score_b: float | None = None
+    difference: float | None = None
     content_a: str | None = None
     content_b: str | None = None
 
@@ -119,14 +138,16 @@ class Flip:
         return self.content_a if self.content_a is not None else self.content_b
 
     def to_dict(self, *, excerpt: int | None = EXCERPT_CHARS) -> dict[str, Any]:
-        """JSON-safe fields: ``id``, ``task`` (where known), ``score_a``, ``score_b`` and the
-        content (cut to ``excerpt`` characters; ``None``: whole) where the logs record it;
-        B's content only where it differs from A's."""
+        """JSON-safe fields: ``id``, ``task`` (where known), ``score_a``, ``score_b``, the
+        ``difference`` (of scores) and the content (cut to ``excerpt`` characters; ``None``:
+        whole) where the logs record it; B's content only where it differs from A's."""
         out: dict[str, Any] = {"id": self.id}
         if self.task is not None:
             out["task"] = self.task
         out["score_a"] = self.score_a
         out["score_b"] = self.score_b
+        if self.difference is not None:
+            out["difference"] = self.difference
         cut: Callable[[str], str] = (lambda x: x) if excerpt is None else \
             (lambda x: _excerpt(x, excerpt))
         if self.content is not None:
@@ -137,10 +158,13 @@ class Flip:
         return out
 
     def row(self) -> dict[str, Any]:
-        """Every field, whole, as a row of a flips file (:data:`FILE_FIELDS`)."""
-        return {"side": self.side, "id": self.id, "task": self.task, "score_a": self.score_a,
-                "score_b": self.score_b, "content_a": self.content_a,
-                "content_b": self.content_b}
+        """Every field, whole, as a row of a flips file (:data:`FILE_FIELDS`; with the
+        ``difference``, :data:`SCORE_FILE_FIELDS`)."""
+        out = {"side": self.side, "id": self.id, "task": self.task, "score_a": self.score_a,
+               "score_b": self.score_b}
+        if self.difference is not None:
+            out["difference"] = self.difference
+        return {**out, "content_a": self.content_a, "content_b": self.content_b}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True, eq=False)
@@ -163,6 +187,15 @@ class Flips:
 
     Build it with ``alignment.flips()``; :meth:`listing` sets ``limit`` and ``shown``.
     """
+
+    #: The two sides, as the JSON and the files name them (b's items, then c's).
+    sides: ClassVar[tuple[str, str]] = SIDES
+    #: The columns of :meth:`write`'s files.
+    file_fields: ClassVar[tuple[str, ...]] = FILE_FIELDS
+    #: The heading of the items in the text reports.
+    title: ClassVar[str] = "Items that flipped"
+    #: Whether the items are of scores (each carries its difference A - B).
+    graded: ClassVar[bool] = False
 
     b: int
     c: int
@@ -337,9 +370,17 @@ class Flips:
         return (empty if self._contents_a is None else self._contents_a,
                 empty if self._contents_b is None else self._contents_b)
 
+    def _first(self, side: str) -> bool:
+        """Whether ``side`` is the first of :attr:`sides` (b's items), refusing any other."""
+        if side not in self.sides:
+            raise McNemarError(f"side must be {self.sides[0]!r} or {self.sides[1]!r}; got "
+                               f"{side!r}", argument="side")
+        return side == self.sides[0]
+
     def count(self, side: str) -> int:
-        """b for ``"a_only"``, c for ``"b_only"``."""
-        return self.b if _check_side(side) == "a_only" else self.c
+        """b for ``"a_only"``, c for ``"b_only"`` (of scores: the items A scored higher for
+        ``"a_higher"``, those B scored higher for ``"b_higher"``)."""
+        return self.b if self._first(side) else self.c
 
     def items(self, side: str | None = None, limit: int | None = None) -> list[Flip]:
         """The flips of one side (``"a_only"``, ``"b_only"``) or of both (in A's order), the
@@ -349,18 +390,20 @@ class Flips:
         if side is None:
             index: Any = range(len(self._sides))
         else:
-            mask = self._sides if _check_side(side) == "a_only" else ~self._sides
+            mask = self._sides if self._first(side) else ~self._sides
             index = np.flatnonzero(mask).tolist()
         out: list[Flip] = []
         contents_a, contents_b = self._contents()
+        first, second = self.sides
         for i in index:
             if limit is not None and len(out) >= limit:
                 break
-            sa, sb = self._scores[i]
+            sa, sb = _score(self._scores[i, 0]), _score(self._scores[i, 1])
             ca, cb = contents_a[i], contents_b[i]
+            difference = sa - sb if self.graded and sa is not None and sb is not None else None
             out.append(Flip(
-                side="a_only" if self._sides[i] else "b_only", id=self._id(i),
-                task=self._task(i), score_a=_score(sa), score_b=_score(sb),
+                side=first if self._sides[i] else second, id=self._id(i),
+                task=self._task(i), score_a=sa, score_b=sb, difference=difference,
                 content_a=None if ca is None else str(ca),
                 content_b=None if cb is None else str(cb)))
         return out
@@ -391,7 +434,7 @@ class Flips:
         (default :attr:`limit`), or ``None`` with ``reason`` when they are not known."""
         n = self.limit if limit is None else limit
         out: dict[str, Any] = {}
-        for side in SIDES:
+        for side in self.sides:
             items = None if not self.available else \
                 [f.to_dict() for f in self.items(side, n)]
             out[side] = {"count": self.count(side), "items": items}
@@ -401,13 +444,20 @@ class Flips:
             out["reason"] = self.reason
         return out
 
+    def _heads(self, na: str, nb: str) -> tuple[str, str]:
+        """The heading of each side, for the names ``na`` and ``nb``."""
+        return f"{na} right, {nb} wrong", f"{na} wrong, {nb} right"
+
+    def _summary(self, na: str, nb: str) -> str:
+        """The line that opens (and folds) the markdown block."""
+        return f"Items that flipped: {self.b} only {na} right, {self.c} only {nb} right"
+
     def lines(self, names: Sequence[str], limit: int | None = None) -> list[str]:
         """The text of the flips: a heading per side and one line per item listed."""
         na, nb = (clean_name(x) for x in names)
         n = self.limit if limit is None else limit
         out = []
-        for side, head in zip(SIDES, (f"{na} right, {nb} wrong", f"{na} wrong, {nb} right"),
-                              strict=True):
+        for side, head in zip(self.sides, self._heads(na, nb), strict=True):
             count = self.count(side)
             items = self.items(side, n)
             more = f"; the first {len(items)}" if len(items) < count and self.available else ""
@@ -421,12 +471,12 @@ class Flips:
         """The flips as a collapsible ``<details>`` block of two tables (one per side)."""
         na, nb = (markdown_text(shorten(clean_name(x))) for x in names)
         n = self.limit if limit is None else limit
-        out = [f"<details><summary>Items that flipped: {self.b} only {na} right, {self.c} "
-               f"only {nb} right</summary>", ""]
+        out = [f"<details><summary>{self._summary(na, nb)}</summary>", ""]
         tasks, content = self.has_tasks, self.has_content
-        head = ["id", *(["task"] if tasks else []), na, nb, *(["content"] if content else [])]
-        for side, title in zip(SIDES, (f"{na} right, {nb} wrong", f"{na} wrong, {nb} right"),
-                               strict=True):
+        head = ["id", *(["task"] if tasks else []), na, nb,
+                *(["difference"] if self.graded else []), *(["content"] if content else [])]
+        numbers = (na, nb, "difference")
+        for side, title in zip(self.sides, self._heads(na, nb), strict=True):
             count = self.count(side)
             items = self.items(side, n)
             more = f"; the first {len(items)}" if len(items) < count and self.available else ""
@@ -434,12 +484,14 @@ class Flips:
             if not items:
                 continue
             out += ["| " + " | ".join(head) + " |",
-                    "|" + "|".join("---:" if h in (na, nb) else "---" for h in head) + "|"]
+                    "|" + "|".join("---:" if h in numbers else "---" for h in head) + "|"]
             for f in items:
                 cells = [markdown_text(_id_text(f.id))]
                 if tasks:
                     cells.append(markdown_text(clean_name(f.task or "")))
                 cells += [_score_text(f.score_a), _score_text(f.score_b)]
+                if self.graded:
+                    cells.append(_difference_text(f.difference))
                 if content:
                     cells.append(markdown_text(_excerpt(f.content or "")))
                 out.append("| " + " | ".join(cells) + " |")
@@ -455,7 +507,9 @@ class Flips:
         The columns are :data:`FILE_FIELDS`: ``side`` (``a_only`` or ``b_only``), ``id``
         (in CSV a composite id is written as JSON), ``task``, ``score_a``, ``score_b``,
         ``content_a`` and ``content_b``; empty cells (CSV) or nulls (JSON Lines) where a log
-        records nothing. ``argument`` names the option in an error.
+        records nothing. Of scores (:class:`ScoreFlips`) they are :data:`SCORE_FILE_FIELDS`:
+        the sides ``a_higher`` and ``b_higher``, and the ``difference`` after the scores.
+        ``argument`` names the option in an error.
 
         Examples
         --------
@@ -481,11 +535,126 @@ class Flips:
                                f"{self.reason}", argument=argument)
         try:
             with target.open("w", encoding="utf-8", newline="") as handle:
-                writer(handle, [f.row() for f in self.items()])
+                writer(handle, [f.row() for f in self.items()], self.file_fields)
         except OSError as exc:
             raise McNemarError(f"{option(argument, str(path))}: could not write the file: "
                                f"{exc.strerror or exc}", argument=argument) from None
         return target
+
+
+@dataclass(frozen=True, slots=True, kw_only=True, eq=False)
+class ScoreFlips(Flips):
+    """The items two runs scored differently, the largest differences first.
+
+    Scores that are not pass/fail do not flip; what matters is where they moved most. The
+    items A scored higher (``a_higher``) and those B scored higher (``b_higher``) are each
+    ordered by the size of the difference :math:`|a_i - b_i|`, largest first, ties in run A's
+    order; every item carries both scores, the difference A - B, its task where the key holds
+    one and what the logs record of its content, as :class:`Flips` does. Items scored several
+    times (epochs) are listed once, with the means of their samples, as the analysis uses
+    them. Items the two runs scored the same are not listed.
+
+    Attributes
+    ----------
+    b, c : int
+        How many items A scored higher (the score report's ``higher_a``) and how many B
+        scored higher (``higher_b``); always there, whether or not the items are listed.
+
+    The other attributes, the listing, the JSON (sides ``a_higher`` and ``b_higher``), the
+    text, the markdown and the files (:data:`SCORE_FILE_FIELDS`) are those of :class:`Flips`.
+
+    Examples
+    --------
+    >>> from mcnemar.io import RunResults, align
+    >>> al = align(RunResults.from_scores(["q1", "q2", "q3", "q4"], [0.9, 0.5, 0.2, 0.7]),
+    ...            RunResults.from_scores(["q1", "q2", "q3", "q4"], [0.4, 0.5, 0.6, 0.6]),
+    ...            keep_scores=True)
+    >>> moved = ScoreFlips.of(al)
+    >>> [(f.id, round(f.difference, 2)) for f in moved.a_higher], [f.id for f in moved.b_higher]
+    ([('q1', 0.5), ('q4', 0.1)], ['q3'])
+    >>> moved.to_dict()["b_higher"]["count"]
+    1
+    """
+
+    sides: ClassVar[tuple[str, str]] = SCORE_SIDES
+    file_fields: ClassVar[tuple[str, ...]] = SCORE_FILE_FIELDS
+    title: ClassVar[str] = "Items scored differently, the largest differences first"
+    graded: ClassVar[bool] = True
+
+    @classmethod
+    def of(cls, alignment: Alignment, *, item: Any = None) -> ScoreFlips:
+        """The items of a pairing that kept its scores (``align(..., keep_scores=True)``)
+        scored differently; ``item`` labels the rows when they are samples of items (the
+        items' means are then compared, as :func:`mcnemar.scores.analyze_scores` does)."""
+        scores_a, scores_b = alignment.scores_a, alignment.scores_b
+        keys = alignment.keys
+        ident = alignment.summary.run_a.identity
+        if scores_a is None or scores_b is None:
+            raise McNemarError("the scores of the items were not kept by the pairing; pair "
+                               "the runs with keep_scores=True", argument="alignment")
+        a = np.asarray(scores_a, dtype=np.float64)
+        b = np.asarray(scores_b, dtype=np.float64)
+        contents = [alignment.contents_a, alignment.contents_b]
+        nested = alignment.summary.reduce == "cluster"  # keys are (item, sample)
+        if item is not None and keys is not None:
+            from mcnemar.io._columns import object_array
+            from mcnemar.scores._epochs import codes_of, group_sums
+
+            codes, items = codes_of(item, len(a), "item")
+            first = np.full(items, len(a))
+            np.minimum.at(first, codes, np.arange(len(a)))
+            # The item means as the analysis computes them, so that the counts agree.
+            sizes = np.bincount(codes, minlength=items).astype(np.float64)
+            a = group_sums(a[:, None], codes, items)[:, 0] / sizes
+            b = group_sums(b[:, None], codes, items)[:, 0] / sizes
+            keys = keys[first]
+            if nested:  # the item's key, without its sample
+                keys = object_array([k[0] if isinstance(k, tuple) else k for k in keys])
+                nested = False
+            contents = [None if x is None else x[first] for x in contents]
+        d = a - b
+        higher_a, higher_b = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+        if keys is None:
+            why = ("the runs were paired inside the engine, which returns no per-item keys; "
+                   "pair them in memory (engine='numpy') to list the items")
+            return cls(b=higher_a, c=higher_b, reason=why, content_name=ident.content_name)
+        where = np.flatnonzero((d > 0) | (d < 0))
+        # The largest differences first; equal ones in A's order.
+        where = where[np.lexsort((where, -np.abs(d[where])))]
+        task_part, filter_part = ident.task_part, ident.filter_part
+        drop = tuple(sorted({p for p in (task_part, filter_part) if p is not None}))
+        return cls(b=higher_a, c=higher_b, content_name=ident.content_name,
+                   _sides=d[where] > 0, _keys=keys[where], _key_parts=(task_part, drop, nested),
+                   _scores=np.column_stack([a[where], b[where]]),
+                   _contents_a=None if contents[0] is None else contents[0][where],
+                   _contents_b=None if contents[1] is None else contents[1][where])
+
+    def items(self, side: str | None = None, limit: int | None = None) -> list[Flip]:
+        """The items of one side (``"a_higher"``, ``"b_higher"``) or of both, the largest
+        differences first (task by task after :meth:`concat`), the first ``limit`` of them
+        (default all); empty when the items are not known."""
+        return Flips.items(self, side, limit)
+
+    @property
+    def a_higher(self) -> list[Flip]:
+        """Every item A scored higher than B, the largest differences first."""
+        return self.items("a_higher")
+
+    @property
+    def b_higher(self) -> list[Flip]:
+        """Every item B scored higher than A (A's drops), the largest differences first."""
+        return self.items("b_higher")
+
+    def __repr__(self) -> str:
+        listed = "" if self.available else ", not listed"
+        return f"ScoreFlips(a_higher={self.b}, b_higher={self.c}{listed})"
+
+    def _heads(self, na: str, nb: str) -> tuple[str, str]:
+        return f"{na} scored higher", f"{nb} scored higher"
+
+    def _summary(self, na: str, nb: str) -> str:
+        return (f"Items scored differently: {self.b} higher for {na}, {self.c} higher for "
+                f"{nb} (the largest differences first)")
 
 
 def check_path(path: str | Path, *, argument: str = "path") -> None:
@@ -508,12 +677,6 @@ def _object_concat(arrays: Sequence[np.ndarray]) -> np.ndarray:
     return out
 
 
-def _check_side(side: str) -> str:
-    if side not in SIDES:
-        raise McNemarError(f"side must be 'a_only' or 'b_only'; got {side!r}", argument="side")
-    return side
-
-
 def _id_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
@@ -522,25 +685,31 @@ def _score_text(value: float | None) -> str:
     return "no score" if value is None else f"{value:g}"
 
 
+def _difference_text(value: float | None) -> str:
+    return "" if value is None else f"{value:+g}"
+
+
 def _item_text(f: Flip) -> str:
     text = _id_text(f.id)
     if f.task is not None:
         text += f" ({clean_name(f.task)})"
     text += f": score {_score_text(f.score_a)} vs {_score_text(f.score_b)}"
+    if f.difference is not None:
+        text += f" ({_difference_text(f.difference)})"
     if f.content is not None:
         text += f"; {_excerpt(f.content)}"
     return clean_name(text)
 
 
-def _write_csv(handle: Any, rows: list[dict[str, Any]]) -> None:
-    out = csv.DictWriter(handle, fieldnames=FILE_FIELDS, lineterminator="\n")
+def _write_csv(handle: Any, rows: list[dict[str, Any]], fields: Sequence[str]) -> None:
+    out = csv.DictWriter(handle, fieldnames=fields, lineterminator="\n")
     out.writeheader()
     for row in rows:
         ident = row["id"]
         out.writerow({**row, "id": ident if isinstance(ident, str) else json.dumps(ident)})
 
 
-def _write_jsonl(handle: Any, rows: list[dict[str, Any]]) -> None:
+def _write_jsonl(handle: Any, rows: list[dict[str, Any]], fields: Sequence[str]) -> None:
     for row in rows:
         handle.write(json.dumps(row, ensure_ascii=False, allow_nan=False) + "\n")
 

@@ -116,10 +116,10 @@ def _message(why: str, result: Any, tasks: Sequence[str] = ()) -> str:
         lines += [result.conclusion.text, "", result.words()]
     flips = result.flips
     if flips is not None:
-        head = "Items that flipped:"
+        head = f"{flips.title}:"
         if tasks:
             flips = flips.of_tasks(tasks)
-            head = f"Items that flipped in {', '.join(tasks)}:"
+            head = f"{flips.title} in {', '.join(tasks)}:"
         lines += ["", head, *flips.lines(result.names, MESSAGE_FLIPS)]
     return "\n".join(lines)
 

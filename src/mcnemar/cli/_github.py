@@ -15,10 +15,12 @@ Each file is written only when its variable is set, so the same command runs out
 The exit codes are those of ``--fail-on``. Every value is read from the result objects
 (nothing is computed here): ``verdict`` is ``better``, ``worse`` (A significantly more or less
 accurate than B at ``--alpha``), ``none`` or ``undefined``; ``difference``, ``low`` and
-``high`` are accuracy(A) - accuracy(B) and the interval the report states, as proportions;
-``pvalue`` the recommended (headline) p-value; ``worse-tasks`` the tasks significantly worse
-after adjustment, comma-separated (empty without ``--by-task``); ``gate`` ``pass`` or
-``fail``.
+``high`` are accuracy(A) - accuracy(B) and the interval the report states, as proportions
+(of scores that are not pass/fail, ``--analysis scores``: the mean difference of the scores
+and its interval, in score units); ``pvalue`` the recommended (headline) p-value;
+``worse-tasks`` the tasks significantly worse after adjustment, comma-separated (empty
+without ``--by-task``); ``gate`` ``pass`` or ``fail``. The per-task warnings state each
+task's difference in the same units: accuracy points, or score units for scores.
 """
 
 from __future__ import annotations
@@ -92,6 +94,17 @@ def annotation(level: str, message: str, title: str = "mcnemar compare") -> str:
     return f"::{level} title={_escape(title, property=True)}::{_escape(message)}"
 
 
+def _task_difference(task: Any) -> str:
+    """A task's difference A - B in its own units: accuracy points for pass/fail, the mean
+    difference in score units (as the task's score report prints it) for scores."""
+    from mcnemar.scores import ScoreReport
+
+    report = getattr(task, "report", None)
+    if isinstance(report, ScoreReport):
+        return f"mean score difference {report.score_text(task.difference)}"
+    return f"{100 * task.difference:+.1f} points"
+
+
 def _warnings(result: Any) -> list[str]:
     """What deserves a warning: each task where A is significantly worse, or A worse."""
     a, b = (clean_name(n) for n in result.names)
@@ -99,7 +112,7 @@ def _warnings(result: Any) -> list[str]:
         how = "without adjustment" if result.adjust == "none" else \
             f"after {result.adjust} adjustment"
         return [f"{a} is significantly worse than {b} on task {clean_name(t.task)}: "
-                f"{100 * t.difference:+.1f} points, adjusted p = {t.adjusted_pvalue:.4g} "
+                f"{_task_difference(t)}, adjusted p = {t.adjusted_pvalue:.4g} "
                 f"({how}, alpha = {result.alpha:g})" for t in result.worse]
     conclusion = result.conclusion
     if conclusion.significant and conclusion.better == "b":

@@ -18,18 +18,25 @@ found from the counts: with ``n_A`` records in A, ``M`` joined rows with both si
 rows with A only, ``M + U_A - n_A`` is the number of extra rows that duplicates in B created
 among the matched keys (and symmetrically for A); duplicates among unmatched keys are found
 by counting the distinct unmatched keys, which are few whenever the runs are meant to match.
+
+The paired comparison of scores that are not pass/fail (:mod:`mcnemar.scores._frames`) pairs
+the runs by the same rules in the same pass, with every number a usable score
+(:func:`pair_score_frames`, :func:`pair_scores_in_duckdb`, or :func:`paired_score_columns` for
+one frame holding both runs' scores): it gets back a :class:`PairedScores`, the lazy frame of
+the pairs inside the engine, which it reduces to a few sums there.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from mcnemar.errors import AlignmentError, McNemarError, option
-from mcnemar.io._run import KEY_PREFIX, SAMPLE_COL, SCORE_COL, RunResults
+from mcnemar.io._run import CLUSTER_COL, KEY_PREFIX, SAMPLE_COL, SCORE_COL, RunResults
 from mcnemar.io._summary import (
+    CLUSTER,
     REDUCE_HINT,
     SHOW,
     THRESHOLD_HINT,
@@ -41,10 +48,13 @@ from mcnemar.io._summary import (
     intersect_note,
 )
 
-__all__ = ["count_frames", "count_in_duckdb", "count_long_frame"]
+__all__ = ["PairedScores", "count_frames", "count_in_duckdb", "count_long_frame",
+           "pair_score_frames", "pair_scores_in_duckdb", "paired_score_columns"]
 
 #: ``(a, b, c, d)``: both pass, only A passes, only B passes, both fail.
 Counts = tuple[int, int, int, int]
+#: The columns of a frame of paired scores: A's score, B's score, the pair's cluster.
+SCORE_A, SCORE_B, CLUSTER_PAIR = "__mcn_sa", "__mcn_sb", "__mcn_g"
 
 # Per-side categories of a joined row.
 ABSENT, NO_SCORE, NOT_NUMBER, FAIL, PASS, NON_BINARY, BIN_FAIL, BIN_PASS = (
@@ -85,6 +95,8 @@ class _Side:
     reduced: int = 0
     ties: int = 0
     binarised_early: int = 0
+    cluster: bool = False  # the frame has a CLUSTER_COL, carried through the pairing
+    deferred: bool = False  # a deferred run's file (its scores not read before counting)
 
 
 def _keys(n: int, side: str = "") -> list[str]:
@@ -174,11 +186,15 @@ def _reduce_side(side: _Side, key_count: int, threshold: float | None, reduce: s
     return side
 
 
-def _category(prefix: str, threshold: float | None) -> Any:
+def _category(prefix: str, threshold: float | None, keep: bool = False) -> Any:
     nw = _nw()
     s = nw.col(f"{SCORE_COL}{prefix}")
     present = nw.col(f"__mcn_p{prefix}")
-    if threshold is None:
+    if keep:
+        # Scores kept as they are (the comparison of scores): every number is a score, and
+        # the table counts 1 or more as a pass, as io.align(keep_scores=True) does.
+        graded = nw.when(s >= 1).then(nw.lit(PASS)).otherwise(nw.lit(FAIL))
+    elif threshold is None:
         graded = nw.when(s == 1).then(nw.lit(PASS)).when(s == 0).then(nw.lit(FAIL)) \
             .otherwise(nw.lit(NON_BINARY))
     else:
@@ -200,17 +216,20 @@ def _category(prefix: str, threshold: float | None) -> Any:
 
 def _count_sides(
     side_a: _Side, side_b: _Side, *, key_count: int, threshold: float | None, on_missing: str,
-    problems: list[str],
-) -> tuple[tuple[int, int, int, int], dict[str, int]]:
+    problems: list[str], keep: bool = False,
+) -> tuple[tuple[int, int, int, int], dict[str, int], Any]:
     nw = _nw()
     ka, kb = _keys(key_count), _keys(key_count, "b")
     a = side_a.frame.select(*ka, nw.col(SCORE_COL).cast(nw.Float64).alias(f"{SCORE_COL}a"),
-                            nw.lit(1).alias("__mcn_pa"))
+                            nw.lit(1).alias("__mcn_pa"),
+                            *([nw.col(CLUSTER_COL).alias("__mcn_ga")] if side_a.cluster else []))
     b = side_b.frame.select(*(nw.col(k).alias(k2) for k, k2 in zip(ka, kb, strict=True)),
                             nw.col(SCORE_COL).cast(nw.Float64).alias(f"{SCORE_COL}b"),
-                            nw.lit(1).alias("__mcn_pb"))
+                            nw.lit(1).alias("__mcn_pb"),
+                            *([nw.col(CLUSTER_COL).alias("__mcn_gb")] if side_b.cluster else []))
     joined = a.join(b, left_on=ka, right_on=kb, how="full")
-    grouped = joined.select(_category("a", threshold), _category("b", threshold)).group_by(
+    grouped = joined.select(_category("a", threshold, keep),
+                            _category("b", threshold, keep)).group_by(
         ["__mcn_ca", "__mcn_cb"]).agg(nw.len().alias("n"))
     cells: dict[tuple[int, int], int] = {}
     for row in _rows(grouped):
@@ -276,10 +295,14 @@ def _count_sides(
                             f"or text; e.g. items {some(NOT_NUMBER, n)})")
         if on_side(NON_BINARY):
             n = on_side(NON_BINARY)
+            # A deferred file's scores are not read before this count: say how to compare them.
+            scores = (f", or compare the scores themselves ({option('analysis', 'scores')})"
+                      if side.deferred else "")
             problems.append(f"{label}: {_verb(n, 'score is', 'scores are')} not 0/1 (e.g. items "
                             f"{some(NON_BINARY, n)}); pass {THRESHOLD_HINT} to count "
-                            "score >= T as a pass")
-        facts[f"binarised_{name}"] = on_side(BIN_PASS) + on_side(BIN_FAIL) + side.binarised_early
+                            f"score >= T as a pass{scores}")
+        facts[f"binarised_{name}"] = 0 if keep else (on_side(BIN_PASS) + on_side(BIN_FAIL)
+                                                     + side.binarised_early)
     no_score_a = total(NO_SCORE.__eq__, present)
     no_score_b = total(present, NO_SCORE.__eq__)
     # Items without a score on a side (not those whose score is unusable: those are errors
@@ -307,7 +330,12 @@ def _count_sides(
     is_fail = (FAIL, BIN_FAIL).__contains__
     counts = (total(is_pass, is_pass), total(is_pass, is_fail), total(is_fail, is_pass),
               total(is_fail, is_fail))
-    return counts, facts
+    # The paired rows with a score on both sides: what the comparison of scores sums up.
+    both = (~nw.col("__mcn_pa").is_null() & ~nw.col("__mcn_pb").is_null()
+            & ~nw.col(f"{SCORE_COL}a").is_null() & ~nw.col(f"{SCORE_COL}b").is_null())
+    kept = [*ka, nw.col(f"{SCORE_COL}a").alias(SCORE_A), nw.col(f"{SCORE_COL}b").alias(SCORE_B),
+            *(["__mcn_ga"] if side_a.cluster else []), *(["__mcn_gb"] if side_b.cluster else [])]
+    return counts, facts, joined.filter(both).select(*kept)
 
 
 def _count(
@@ -315,15 +343,39 @@ def _count(
     on_missing: str, reduce: str | None, names: tuple[str, str], paths: tuple[str, str],
     formats: tuple[str, str], key_names: tuple[str, ...], engine: str,
 ) -> tuple[tuple[int, int, int, int], AlignmentSummary]:
+    counts, summary, _ = _align_sides(
+        side_a, side_b, key_count=key_count, has_sample=has_sample, threshold=threshold,
+        on_missing=on_missing, reduce=reduce, names=names, paths=paths, formats=formats,
+        key_names=key_names, engine=engine)
+    return counts, summary
+
+
+def _align_sides(
+    side_a: _Side, side_b: _Side, *, key_count: int, has_sample: bool, threshold: float | None,
+    on_missing: str, reduce: str | None, names: tuple[str, str], paths: tuple[str, str],
+    formats: tuple[str, str], key_names: tuple[str, ...], engine: str, keep: bool = False,
+) -> tuple[tuple[int, int, int, int], AlignmentSummary, Any]:
+    """The counts, the summary and the (lazy) frame of the scored pairs of two sides
+    (``keep``: every number is a score, as for the comparison of scores)."""
     check_policies(on_missing, threshold, reduce)
     problems: list[str] = []
     if has_sample:
-        side_a = _reduce_side(side_a, key_count, threshold, reduce, problems)
-        side_b = _reduce_side(side_b, key_count, threshold, reduce, problems)
+        sides = []
+        for side in (side_a, side_b):
+            before = side.frame
+            side = _reduce_side(side, key_count, threshold, reduce, problems)
+            if side.cluster and CLUSTER_COL not in side.frame.columns:
+                # The samples of an item, reduced to one, keep the item's cluster.
+                keys = _keys(key_count)
+                clusters = before.group_by(keys).agg(_nw().col(CLUSTER_COL).min())
+                side.frame = side.frame.join(clusters, on=keys, how="left")
+            sides.append(side)
+        side_a, side_b = sides
         if problems:
             raise AlignmentError("cannot pair the runs: " + "; ".join(problems))
-    counts, facts = _count_sides(side_a, side_b, key_count=key_count, threshold=threshold,
-                                 on_missing=on_missing, problems=problems)
+    counts, facts, pairs = _count_sides(side_a, side_b, key_count=key_count,
+                                        threshold=threshold, on_missing=on_missing,
+                                        problems=problems, keep=keep)
     if problems:
         hint = ""
         if on_missing == "error" and (facts["only_a"] or facts["only_b"]
@@ -359,7 +411,7 @@ def _count(
         reduce=reduce,
         engine=engine,
     )
-    return counts, summary
+    return counts, summary, pairs
 
 
 # --- deferred files (DuckDB) -------------------------------------------------------------
@@ -369,6 +421,36 @@ def count_in_duckdb(run_a: RunResults, run_b: RunResults, *, on_missing: str = "
                     threshold: float | None = None, reduce: str | None = None,
                     ) -> tuple[Counts, AlignmentSummary]:
     """Pair two deferred runs inside DuckDB and count them (see :func:`mcnemar.io.align`)."""
+    _, sides, has_sample = _duckdb_sides(run_a, run_b)
+    assert run_a.source is not None  # checked by _duckdb_sides
+    try:
+        counts, summary = _count(
+            sides[0], sides[1], key_count=run_a.source.key_count, has_sample=has_sample,
+            threshold=threshold, on_missing=on_missing, reduce=reduce,
+            names=(run_a.name, run_b.name), paths=(run_a.path, run_b.path),
+            formats=(run_a.format, run_b.format), key_names=run_a.key_names, engine="duckdb",
+        )
+    except McNemarError:
+        raise
+    except Exception as exc:  # duckdb.Error while scanning a malformed file
+        raise _duckdb_failure(exc, run_a, run_b) from None
+    return counts, summary
+
+
+def _duckdb_failure(exc: Exception, run_a: RunResults, run_b: RunResults) -> McNemarError:
+    """A DuckDB error while scanning two runs, as the file (and line) at fault."""
+    from mcnemar.io._engine import engine_error
+
+    for run in (run_a, run_b):
+        error = engine_error(exc, Path(run.path), run.source.kind if run.source else None)
+        if error.line is not None:
+            return error
+    return engine_error(exc, Path(run_a.path), "other")
+
+
+def _duckdb_sides(run_a: RunResults, run_b: RunResults) -> tuple[Any, list[_Side], bool]:
+    """The DuckDB connection, the two sides of two deferred runs, and whether they have a
+    sample column."""
     from mcnemar.io._engine import connect, engine_error, relation
 
     nw = _nw()
@@ -405,23 +487,249 @@ def count_in_duckdb(run_a: RunResults, run_b: RunResults, *, on_missing: str = "
             except Exception as exc:  # duckdb.Error
                 raise engine_error(exc, Path(run.path), run.source.kind if run.source
                                    else None) from None
-        sides.append(_Side(frame=frame, label=run.path, records=records, items=None))
+        sides.append(_Side(frame=frame, label=run.path, records=records, items=None,
+                           cluster=run.source is not None and run.source.has_cluster,
+                           deferred=True))
+    return con, sides, has_sample
+
+
+# --- paired scores (the comparison of scores that are not pass/fail) ----------------------
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairedScores:
+    """Two runs' scores paired inside an engine (see :mod:`mcnemar.scores._frames`).
+
+    Attributes
+    ----------
+    frame : narwhals DataFrame or LazyFrame
+        One row per pair: ``SCORE_A`` and ``SCORE_B`` (float), the key columns
+        (``__mcn_k0 ...``) and, with clusters, ``CLUSTER_PAIR`` (text). Lazy where the engine
+        is: nothing has been collected.
+    engine : str
+        The engine the frame lives in (``"duckdb"``, ``"polars"``, ...).
+    items : tuple of str
+        The key columns naming the item, when the rows are samples of items (paired item by
+        item and sample); empty when every row is an item.
+    cluster : str or None
+        The column of the pair's cluster.
+    counts : tuple of int or None
+        The table with a score of 1 or more counted as a pass (as ``align(keep_scores=True)``).
+    summary : AlignmentSummary or None
+        What the pairing did (None for one frame holding both runs' scores).
+    connection : object
+        The DuckDB connection the frame lives in, kept open while the frame is used.
+    """
+
+    frame: Any
+    engine: str
+    items: tuple[str, ...] = ()
+    cluster: str | None = None
+    counts: Counts | None = None
+    summary: AlignmentSummary | None = None
+    connection: Any = None
+
+
+def _has_repeats(side: _Side, keys: list[str]) -> bool:
+    nw = _nw()
+    per_item = side.frame.group_by(keys).agg(nw.len().alias("n"))
+    return _scalar(per_item.filter(nw.col("n") > 1).select(nw.len().alias("n"))) > 0
+
+
+def _pair_scores(
+    side_a: _Side, side_b: _Side, *, key_count: int, has_sample: bool, reduce: str | None,
+    on_missing: str, names: tuple[str, str], paths: tuple[str, str],
+    formats: tuple[str, str], key_names: tuple[str, ...], sample_name: str | None,
+    cluster_name: str | None, engine: str, connection: Any = None,
+) -> PairedScores:
+    """Pair two sides keeping their scores, by the rules of ``align(keep_scores=True)`` as
+    :func:`mcnemar.scores.compare_scores` applies them: several samples of an item are paired
+    sample by sample (the rows are then samples of items), or, with clusters, reduced to the
+    item's mean within its cluster."""
+    nw = _nw()
+    check_policies(on_missing, None, reduce)
+    clustered = side_a.cluster or side_b.cluster
+    keys = _keys(key_count)
+    by_sample = False
+    if has_sample and reduce in (None, CLUSTER):
+        by_sample = reduce == CLUSTER or any(_has_repeats(s, keys) for s in (side_a, side_b))
+        if reduce is None and by_sample and clustered:
+            reduce, by_sample = "mean", False
+        elif not by_sample:
+            has_sample = False  # one sample per item: the sample column changes nothing
+    items: tuple[str, ...] = ()
+    summary_reduce = reduce
+    if by_sample:
+        # The sample joins the key: pairs are matched by item and sample.
+        sample_key = f"{KEY_PREFIX}{key_count}"
+        for side in (side_a, side_b):
+            side.frame = side.frame.with_columns(nw.col(SAMPLE_COL).alias(sample_key))
+        items = () if clustered else tuple(keys)
+        key_count += 1
+        key_names = (*key_names, sample_name or "sample")
+        has_sample, reduce, summary_reduce = False, None, CLUSTER
+    counts, summary, pairs = _align_sides(
+        side_a, side_b, key_count=key_count, has_sample=has_sample, threshold=None,
+        on_missing=on_missing, reduce=reduce, names=names, paths=paths, formats=formats,
+        key_names=key_names, engine=engine, keep=True)
+    ka = _keys(key_count)
+    cluster = None
+    if clustered:
+        source = "__mcn_ga" if side_a.cluster else "__mcn_gb"
+        if side_a.cluster and side_b.cluster:
+            differ = pairs.filter(nw.col("__mcn_ga") != nw.col("__mcn_gb"))
+            n = _scalar(differ.select(nw.len().alias("n")))
+            if n:
+                raise AlignmentError(
+                    f"{paths[0]} and {paths[1]} put {_plural(n, 'item')} in different clusters "
+                    f"(e.g. {_examples(differ, ka, n)}); use the cluster field of one run only")
+        pairs = pairs.select(*ka, SCORE_A, SCORE_B,
+                             nw.col(source).cast(nw.String).fill_null("").alias(CLUSTER_PAIR))
+        cluster = CLUSTER_PAIR
+    summary = replace(summary, reduce=summary_reduce,
+                      cluster_name=cluster_name if clustered else "item" if items else None)
+    return PairedScores(frame=pairs, engine=engine, items=items, cluster=cluster, counts=counts,
+                        summary=summary, connection=connection)
+
+
+def pair_scores_in_duckdb(run_a: RunResults, run_b: RunResults, *, on_missing: str = "error",
+                          reduce: str | None = None) -> PairedScores:
+    """Pair two deferred runs inside DuckDB keeping their scores (see :class:`PairedScores`).
+
+    The rules are those of :func:`mcnemar.io.align` with ``keep_scores=True``; what comes
+    back is the lazy frame of the pairs, inside the engine, and the alignment's summary.
+    """
+    con, sides, has_sample = _duckdb_sides(run_a, run_b)
+    assert run_a.source is not None  # checked by _duckdb_sides
     try:
-        counts, summary = _count(
+        return _pair_scores(
             sides[0], sides[1], key_count=run_a.source.key_count, has_sample=has_sample,
-            threshold=threshold, on_missing=on_missing, reduce=reduce,
-            names=(run_a.name, run_b.name), paths=(run_a.path, run_b.path),
-            formats=(run_a.format, run_b.format), key_names=run_a.key_names, engine="duckdb",
-        )
+            reduce=reduce, on_missing=on_missing, names=(run_a.name, run_b.name),
+            paths=(run_a.path, run_b.path), formats=(run_a.format, run_b.format),
+            key_names=run_a.key_names, sample_name=run_a.sample_name or run_b.sample_name,
+            cluster_name=run_a.cluster_name or run_b.cluster_name, engine="duckdb",
+            connection=con)
     except McNemarError:
         raise
     except Exception as exc:  # duckdb.Error while scanning a malformed file
-        for run in (run_a, run_b):
-            error = engine_error(exc, Path(run.path), run.source.kind if run.source else None)
-            if error.line is not None:
-                raise error from None
-        raise engine_error(exc, Path(run_a.path), "other") from None
-    return counts, summary
+        raise _duckdb_failure(exc, run_a, run_b) from None
+
+
+def pair_score_frames(
+    frame_a: Any,
+    frame_b: Any,
+    *,
+    id: str | Sequence[str],
+    score: str,
+    sample: str | None = None,
+    cluster: str | None = None,
+    on_missing: str = "error",
+    reduce: str | None = None,
+    names: tuple[str, str] = ("A", "B"),
+) -> PairedScores:
+    """Pair two runs held in data frames by item id inside their engine, keeping the scores.
+
+    The options are those of :func:`count_frames` (``cluster``: a column of the items'
+    clusters, in either frame or both); no score is refused for not being 0/1.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> a = pl.DataFrame({"id": [1, 2, 3], "s": [0.5, 0.25, 1.0]})
+    >>> paired = pair_score_frames(a, a.with_columns(s=0.0), id="id", score="s")
+    >>> paired.engine, paired.summary.matched, paired.frame.columns
+    ('polars', 3, ['__mcn_k0', '__mcn_sa', '__mcn_sb'])
+    """
+    check_policies(on_missing, None, reduce)
+    fa, fb = _as_narwhals(frame_a, "frame_a"), _as_narwhals(frame_b, "frame_b")
+    _same_engine(frame_a, frame_b)
+    engine = type(frame_a).__module__.split(".")[0]
+    try:
+        sides, key_count = _user_sides(fa, fb, frame_a, frame_b, id=id, score=score,
+                                       sample=sample, cluster=cluster, names=names)
+        return _pair_scores(
+            sides[0], sides[1], key_count=key_count, has_sample=sample is not None,
+            reduce=reduce, on_missing=on_missing, names=names,
+            paths=(_describe(frame_a), _describe(frame_b)), formats=("frame", "frame"),
+            key_names=tuple([id] if isinstance(id, str) else id), sample_name=sample,
+            cluster_name=cluster, engine=engine)
+    except McNemarError:
+        raise
+    except Exception as exc:  # engine-specific errors (bad types, ...)
+        raise _frame_failure(exc, engine) from None
+
+
+def paired_score_columns(
+    frame: Any,
+    *,
+    score_a: str,
+    score_b: str,
+    item: str | Sequence[str] | None = None,
+    cluster: str | None = None,
+    on_missing: str = "error",
+) -> PairedScores:
+    """One frame holding both runs' scores, a row per item (or per sample of an item), as
+    paired scores: nothing to join, so nothing but the scores' columns is checked.
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Any frame narwhals accepts (pandas, polars, pyarrow, DuckDB, Dask, PySpark).
+    score_a, score_b : str
+        The columns of A's and B's scores.
+    item : str or list of str, optional
+        The column(s) naming the item when the rows are repeated samples of items.
+    cluster : str, optional
+        The column of the items' clusters.
+    on_missing : {"error", "intersect"}
+        Rows without a score on one side: refused, or left out.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> df = pd.DataFrame({"new": [0.5, 1.0, None], "old": [0.25, 0.5, 0.75]})
+    >>> paired_score_columns(df, score_a="new", score_b="old", on_missing="intersect").engine
+    'pandas'
+    """
+    nw = _nw()
+    check_policies(on_missing, None, None)
+    f = _as_narwhals(frame, "frame")
+    items = [] if item is None else [item] if isinstance(item, str) else list(item)
+    columns = _columns(f)
+    for col, role in [(score_a, "score_a"), (score_b, "score_b"), *((c, "item") for c in items),
+                      *(((cluster, "cluster"),) if cluster else ())]:
+        if col not in columns:
+            raise McNemarError(f"{role} column {col!r} not found; the columns are "
+                               f"{', '.join(map(repr, columns[:12]))}", argument=role)
+    engine = type(frame).__module__.split(".")[0]
+    select = [nw.col(c).alias(f"{KEY_PREFIX}{i}") for i, c in enumerate(items)]
+    select += [nw.col(score_a).cast(nw.Float64).alias(SCORE_A),
+               nw.col(score_b).cast(nw.Float64).alias(SCORE_B)]
+    if cluster:
+        select.append(nw.col(cluster).cast(nw.String).fill_null("").alias(CLUSTER_PAIR))
+    try:
+        pairs = f.select(*select)
+        a, b = nw.col(SCORE_A), nw.col(SCORE_B)
+        stats = _rows(pairs.select(
+            (a.is_null() | b.is_null()).cast(nw.Int64).sum().alias("missing"),
+            ((~a.is_null() & a.is_nan()) | (~b.is_null() & b.is_nan())).cast(nw.Int64).sum()
+            .alias("nan")))[0]
+    except McNemarError:
+        raise
+    except Exception as exc:  # engine-specific errors (text in a score column, ...)
+        raise _frame_failure(exc, engine) from None
+    missing, nan = int(stats["missing"] or 0), int(stats["nan"] or 0)
+    if nan:
+        raise McNemarError(f"{_verb(nan, 'row has', 'rows have')} a score that is not a number "
+                           f"(NaN) in {score_a!r} or {score_b!r}", argument="frame")
+    if missing and on_missing == "error":
+        raise McNemarError(f"{_verb(missing, 'row has', 'rows have')} no score in {score_a!r} "
+                           f"or {score_b!r}; to leave them out pass "
+                           + option("on_missing", "'intersect'"), argument="frame")
+    if missing:
+        pairs = pairs.filter(~a.is_null() & ~b.is_null())
+    return PairedScores(frame=pairs, engine=engine, items=tuple(_keys(len(items))),
+                        cluster=CLUSTER_PAIR if cluster else None)
 
 
 # --- user frames -------------------------------------------------------------------------
@@ -443,7 +751,7 @@ def _columns(frame: Any) -> list[str]:
 
 
 def _prepare(frame: Any, what: str, id: str | Sequence[str], score: str,
-             sample: str | None) -> tuple[Any, int]:
+             sample: str | None, cluster: str | None = None) -> tuple[Any, int]:
     nw = _nw()
     ids = [id] if isinstance(id, str) else list(id)
     columns = _columns(frame)
@@ -456,6 +764,8 @@ def _prepare(frame: Any, what: str, id: str | Sequence[str], score: str,
     select.append(nw.col(score).cast(nw.Float64).alias(SCORE_COL))
     if sample:
         select.append(nw.col(sample).alias(SAMPLE_COL))
+    if cluster and cluster in columns:
+        select.append(nw.col(cluster).cast(nw.String).alias(CLUSTER_COL))
     return frame.select(*select), len(ids)
 
 
@@ -492,11 +802,7 @@ def count_frames(
     check_policies(on_missing, threshold, reduce)
     nw = _nw()
     fa, fb = _as_narwhals(frame_a, "frame_a"), _as_narwhals(frame_b, "frame_b")
-    if type(frame_a).__module__.split(".")[0] != type(frame_b).__module__.split(".")[0]:
-        raise McNemarError(
-            f"frame_a is {_describe(frame_a)} and frame_b is {_describe(frame_b)}; both frames "
-            "must live in the same engine to be joined there"
-        )
+    _same_engine(frame_a, frame_b)
     pa, key_count = _prepare(fa, "frame_a", id, score, sample)
     pb, _ = _prepare(fb, "frame_b", id, score, sample)
     sides = [
@@ -515,15 +821,45 @@ def count_frames(
     except McNemarError:
         raise
     except Exception as exc:  # engine-specific errors (bad types, ...)
-        if "different connections" in str(exc):
-            raise McNemarError(
-                "frame_a and frame_b are relations of different DuckDB connections; create "
-                "both from one connection so that DuckDB can join them"
-            ) from None
-        raise McNemarError(f"the {engine} engine could not count the frames: "
-                           f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-                           ) from None
+        raise _frame_failure(exc, engine) from None
     return counts, summary
+
+
+def _same_engine(frame_a: Any, frame_b: Any) -> None:
+    if type(frame_a).__module__.split(".")[0] != type(frame_b).__module__.split(".")[0]:
+        raise McNemarError(
+            f"frame_a is {_describe(frame_a)} and frame_b is {_describe(frame_b)}; both frames "
+            "must live in the same engine to be joined there"
+        )
+
+
+def _frame_failure(exc: Exception, engine: str) -> McNemarError:
+    """An engine's own error while pairing two frames, in words."""
+    if "different connections" in str(exc):
+        return McNemarError(
+            "frame_a and frame_b are relations of different DuckDB connections; create "
+            "both from one connection so that DuckDB can join them"
+        )
+    return McNemarError(f"the {engine} engine could not count the frames: "
+                        f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}")
+
+
+def _user_sides(fa: Any, fb: Any, frame_a: Any, frame_b: Any, *, id: str | Sequence[str],
+                score: str, sample: str | None, cluster: str | None,
+                names: tuple[str, str]) -> tuple[list[_Side], int]:
+    """The two sides of two user frames (the cluster column in one frame or both)."""
+    nw = _nw()
+    if cluster and cluster not in _columns(fa) and cluster not in _columns(fb):
+        raise McNemarError(f"cluster column {cluster!r} is in neither frame", argument="cluster")
+    pa, key_count = _prepare(fa, "frame_a", id, score, sample, cluster)
+    pb, _ = _prepare(fb, "frame_b", id, score, sample, cluster)
+    sides = [
+        _Side(frame=f, label=f"{name} {_describe(native)}",
+              records=_scalar(f.select(nw.len().alias("n"))), items=None,
+              cluster=CLUSTER_COL in _columns(f))
+        for f, name, native in ((pa, names[0], frame_a), (pb, names[1], frame_b))
+    ]
+    return sides, key_count
 
 
 def count_long_frame(

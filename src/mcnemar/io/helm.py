@@ -57,7 +57,9 @@ def read_helm(
     Parameters
     ----------
     score : str, default "exact_match"
-        The stat name; its ``mean`` is the item's score.
+        The stat name; its ``mean`` is the item's score. A graded stat (``f1_score``,
+        ``rouge_l``, ``bleu_4``...) keeps its value, and the comparison of two runs is then
+        the paired comparison of scores (:mod:`mcnemar.scores`); 0/1 stats stay pass/fail.
     perturbation : str, default "none"
         ``"none"`` keeps unperturbed instances only; a perturbation name keeps that one;
         ``"all"`` keeps all (each perturbation of an instance is then a separate item).

@@ -151,7 +151,11 @@ def read_lmeval(
     score : str, optional
         The metric: a top-level field of each record named in its ``metrics`` list. Default,
         per task: ``acc`` when the records have it, else the records' only metric; a task
-        with several metrics and no ``acc`` needs a choice.
+        with several metrics and no ``acc`` needs a choice. A graded metric (a per-document
+        ``f1``, ``rouge1``, ``bleu_max``...) is read as it is, and the comparison of the runs
+        is then the paired comparison of scores (:mod:`mcnemar.scores`); a metric lm-eval
+        computes over the whole task (its per-record value a (gold, prediction) pair) is
+        refused, since no item has a score of its own.
     filter : str, optional
         The filter whose records to keep. A task with one filter uses it; a task with several
         needs a choice. In a directory of several tasks, the chosen filter applies to the
@@ -454,11 +458,7 @@ def _read_task(
             try:
                 value = score_to_float(raw)
             except ValueError:
-                raise InputFileError(
-                    f"metric {metric!r} is {short_repr(raw)}, not a per-item number; "
-                    f"choose a per-item metric with {option('score', 'NAME')}",
-                    **part.at(number),
-                ) from None
+                raise InputFileError(_not_per_item(metric, raw), **part.at(number)) from None
         keys.append((task, doc_id, flt))
         scores.append(nan if value is None else value)
         if cluster is not None:
@@ -467,3 +467,16 @@ def _read_task(
         contents.append(digest if isinstance(digest, str) and digest else None)
     assert metric is not None  # at least one record has the chosen filter
     return metric, use
+
+
+def _not_per_item(metric: str, raw: Any) -> str:
+    """Why a metric's value is no item's score, and what to choose instead."""
+    choose = f"choose a per-item metric with {option('score', 'NAME')}"
+    if isinstance(raw, list) and len(raw) == 2:
+        # lm-eval logs the (gold, prediction) pair of a metric it computes over the whole
+        # task (lm_eval/api/task.py: "f1": (gold, pred), and the passthrough metrics).
+        return (f"metric {metric!r} is {short_repr(raw)}, the (gold, prediction) pair lm-eval "
+                "keeps for a metric it computes over the whole task (f1 and mcc of multiple "
+                "choice, bleu, chrf, ter, brier_score): no item has a score of its own; "
+                f"{choose} (acc, exact_match, or a task's per-document f1)")
+    return f"metric {metric!r} is {short_repr(raw)}, not a per-item number; {choose}"

@@ -25,6 +25,11 @@ Modules
 ``_runs``
     two runs' files to a report: :func:`compare_scores`, :func:`compare_score_tasks` (the
     pairing keeps the scores; :func:`mcnemar.pipeline.compare_runs` calls them).
+``_frames``
+    at any size: :func:`score_sums` pairs data frames inside their engine and returns
+    :class:`ScoreSums`, from which :func:`analyze_score_sums` builds the report (the tests
+    that need the items in memory are left out, and it says so); deferred files take this
+    path in :func:`compare_scores`.
 
 Examples
 --------
@@ -36,6 +41,7 @@ Examples
 """
 
 from mcnemar.scores._epochs import EpochsResult
+from mcnemar.scores._frames import ScoreSums, analyze_score_sums, score_sums
 from mcnemar.scores._planning import TPlan, t_detectable_difference, t_power, t_sample_size
 from mcnemar.scores._report import (
     SCHEMA,
@@ -50,6 +56,7 @@ from mcnemar.scores._runs import (
     compare_score_tasks,
     compare_scores,
     graded,
+    tasks_json_schema,
 )
 from mcnemar.scores._tests import ScoreTestResult
 
@@ -58,16 +65,20 @@ __all__ = [
     "EpochsResult",
     "ScoreNonInferiority",
     "ScoreReport",
+    "ScoreSums",
     "ScoreTaskComparison",
     "ScoreTestResult",
     "TPlan",
     "UnpairedResult",
+    "analyze_score_sums",
     "analyze_scores",
     "compare_score_tasks",
     "compare_scores",
     "graded",
     "json_schema",
+    "score_sums",
     "t_detectable_difference",
     "t_power",
     "t_sample_size",
+    "tasks_json_schema",
 ]

@@ -34,6 +34,8 @@ def _p(rep: ScoreReport, key: str) -> str:
 
 def _stat(rep: ScoreReport, key: str) -> str:
     r = rep.tests[key]
+    if not math.isfinite(r.statistic) and r.convention.startswith("not computed"):
+        return "not computed"
     value = f"{r.statistic:.4g}" if math.isfinite(r.statistic) else "undefined"
     return f"{r.statistic_name} = {value}"
 
@@ -101,6 +103,9 @@ def text(rep: ScoreReport) -> str:
     if rep.noninferiority is not None:
         lines += ["", f"Against a margin of {rep.noninferiority.margin:g}:",
                   wrap(words.margin_text(rep))]
+    if rep.flips is not None and rep.flips.shown:
+        lines += ["", f"{rep.flips.title}:",
+                  *(_plain_lines(x) for x in rep.flips.lines(rep.names))]
     if rep.alignment is not None:
         lines += ["", "Alignment of the two runs:", _plain_lines(str(rep.alignment))]
     lines += ["", "Assumptions:"] + [wrap("- " + a, indent="  ") for a in rep.assumptions]
@@ -132,6 +137,8 @@ def markdown(rep: ScoreReport) -> str:
                  words.margin_text(rep)):
         if part:
             out += [_md(part), ""]
+    if rep.flips is not None and rep.flips.shown:
+        out += [*rep.flips.markdown(rep.names), ""]
     if rep.alignment is not None:
         out += ["<details><summary>Alignment</summary>", "",
                 *_fenced(_plain_lines(str(rep.alignment))), "</details>", ""]

@@ -16,13 +16,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar import vocabulary
-from mcnemar.report._compute import check_level, system_names
 from mcnemar._format import Rendered, json_fields
 from mcnemar._format import json_value as _plain
 from mcnemar.errors import McNemarError
 from mcnemar.inference import check_alternative
 from mcnemar.intervals import ConfidenceInterval
 from mcnemar.report import Conclusion
+from mcnemar.report._compute import check_level, system_names
 from mcnemar.scores import _epochs, _intervals, _planning, _tests
 from mcnemar.scores import _render as render
 from mcnemar.scores import _words as words
@@ -158,8 +158,12 @@ class ScoreReport(Rendered):
         Within- and between-item variance when items were scored several times.
     noninferiority : ScoreNonInferiority or None
         The test against a margin, when one was given.
-    flips : None
-        Pass/fail reports list the items that flipped; a score report has none.
+    flips : ScoreFlips or None
+        The items the two runs scored differently (:class:`mcnemar.flips.ScoreFlips`): those
+        A scored higher and those B scored higher, the largest differences first, when the
+        report is of paired runs (:func:`mcnemar.scores.compare_scores`); ``None`` for scores
+        given as arrays. The JSON lists the first 20 of each side; the text and markdown list
+        them when asked for (``flips.shown``).
     clusters : int or None
         Clusters, when the items come in clusters.
     binary : bool
@@ -228,6 +232,11 @@ class ScoreReport(Rendered):
         """The per-item comparison in words."""
         return words.counts_text(self)
 
+    def score_text(self, value: float, *, signed: bool = True) -> str | None:
+        """A quantity in score units as the report prints it (its decimals; ``None`` for a
+        value that is not finite), e.g. ``rep.score_text(rep.difference)``: ``"+0.059"``."""
+        return words.score(value, self, signed=signed)
+
     def __repr__(self) -> str:
         return (f"ScoreReport(A={self.names[0]!r}, B={self.names[1]!r}, n={self.n}, "
                 f"difference={self.difference:.4g}, pvalue={self.pvalue:.4g}, "
@@ -294,6 +303,8 @@ class ScoreReport(Rendered):
         if self.noninferiority is not None:
             out["noninferiority"] = {**self.noninferiority.to_dict(),
                                      "note": words.margin_text(self)}
+        if self.flips is not None:
+            out["flips"] = self.flips.to_dict()
         if self.alignment is not None:
             out["alignment"] = self.alignment.to_dict()
         out.update(self.extra)
@@ -475,37 +486,13 @@ def analyze_scores(
     if n < 2:
         raise McNemarError(f"a paired comparison needs at least 2 items, got {n}",
                            argument="scores_a")
-    groups = None
-    codes = None
-    if cluster is not None:
-        codes, groups = _epochs.codes_of(cluster, rows, "cluster")
-        if item_codes is not None:
-            first = np.full(n, -1)
-            first[item_codes[::-1]] = codes[::-1]
-            if np.any(first[item_codes] != codes):
-                raise McNemarError("cluster must give every sample of an item the same cluster",
-                                   argument="cluster")
-            codes = first
-        if groups < 2:
-            raise McNemarError(f"cluster must name at least 2 clusters, got {groups}",
-                               argument="cluster")
+    codes, groups = _cluster_codes(cluster, rows, item_codes, n)
     d = a - b
     m = d.shape[1]
     mean = d.mean(axis=0)
     mo = _moments(a, b, d)
     se_iid = mo["sd_d"] / math.sqrt(n)
-    if codes is not None and groups is not None:
-        se = _epochs.cluster_standard_error(d, codes, groups)
-        df = np.full(m, groups - 1.0)
-        units = _epochs.group_sums(d, codes, groups)
-        weights = np.bincount(codes, minlength=groups).astype(np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            unit_means = units / weights[:, None]
-            c = unit_means - unit_means.mean(axis=0)
-            skew = np.where((c**2).mean(axis=0) > 0,
-                            (c**3).mean(axis=0) / (c**2).mean(axis=0) ** 1.5, 0.0)
-    else:
-        se, df, units, weights, skew = se_iid, np.full(m, n - 1.0), d, np.ones(n), mo["skew"]
+    se, df, units, weights, skew = _units(d, codes, groups, se_iid, mo["skew"])
     t, tp, tlog = _tests.t_test(mean, se, df, alt)
     sign_stat, sp, slog = _tests.sign_test(d, alt)
     v, wp, wlog, wexact = _tests.wilcoxon_test(d, alt, zero)
@@ -583,20 +570,8 @@ def analyze_scores(
         rec_interval = "t" if recommended == "t" else "bootstrap"
         detectable = _detectable(n, float(mo["sd_d"][j]), float(se[j]), float(df[j]), groups,
                                  target, alpha_, alt)
-        if higher_a + higher_b == 0:
-            warn.append(f"{opts_names[0]} and {opts_names[1]} scored the same on every item: "
-                        "every test gives p = 1 and the data say nothing about which is better.")
-        elif higher_a + higher_b < 6:
-            warn.append(f"only {higher_a + higher_b} items scored differently: the test set is "
-                        "too small to separate these systems.")
-        if binary:
-            warn.append("every score is 0 or 1: this is pass/fail data, for which McNemar's "
-                        "analysis (mcnemar.analyze, or compare --analysis pass-fail) is "
-                        "designed; its exact test is the sign test here.")
-        if groups:
-            warn.append("the signed-rank and sign tests treat the items as independent; with "
-                        "clustered items they overstate the evidence.")
-        warn.extend(getattr(alignment, "warnings", None) or ())
+        warn += _data_warnings(opts_names, higher_a + higher_b, binary=binary,
+                               clustered=bool(groups), alignment=alignment)
         partial = dict(
             names=opts_names, alternative=alt, alpha=alpha_, confidence_level=level,
             zero_method=zero, n=n, mean_a=float(a[:, j].mean()), mean_b=float(b[:, j].mean()),
@@ -621,6 +596,70 @@ def analyze_scores(
         conclusion = words.conclusion(partial)
         reports.append(ScoreReport(conclusion=conclusion, **partial))
     return reports[0] if one else reports
+
+
+def _data_warnings(names: tuple[str, str], differing: int, *, binary: bool, clustered: bool,
+                   alignment: Any) -> list[str]:
+    """What the report warns of the data: ``differing`` items scored differently (none, or
+    too few), 0/1 scores, clustered items, and the pairing's own warnings."""
+    warn = []
+    if differing == 0:
+        warn.append(f"{names[0]} and {names[1]} scored the same on every item: every test "
+                    "gives p = 1 and the data say nothing about which is better.")
+    elif differing < 6:
+        warn.append(f"only {differing} items scored differently: the test set is too small to "
+                    "separate these systems.")
+    if binary:
+        warn.append("every score is 0 or 1: this is pass/fail data, for which McNemar's "
+                    "analysis (mcnemar.analyze, or compare --analysis pass-fail) is designed; "
+                    "its exact test is the sign test here.")
+    if clustered:
+        warn.append("the signed-rank and sign tests treat the items as independent; with "
+                    "clustered items they overstate the evidence.")
+    warn.extend(getattr(alignment, "warnings", None) or ())
+    return warn
+
+
+def _cluster_codes(cluster: Any, rows: int, item_codes: NDArray[np.int64] | None, n: int
+                   ) -> tuple[NDArray[np.int64] | None, int | None]:
+    """The cluster of each of the ``n`` items (the ``rows`` labels, one per sample when
+    ``item_codes`` groups the rows into items) and how many clusters; ``(None, None)``
+    without clusters."""
+    if cluster is None:
+        return None, None
+    codes, groups = _epochs.codes_of(cluster, rows, "cluster")
+    if item_codes is not None:
+        first = np.full(n, -1)
+        first[item_codes[::-1]] = codes[::-1]
+        if np.any(first[item_codes] != codes):
+            raise McNemarError("cluster must give every sample of an item the same cluster",
+                               argument="cluster")
+        codes = first
+    if groups < 2:
+        raise McNemarError(f"cluster must name at least 2 clusters, got {groups}",
+                           argument="cluster")
+    return codes, groups
+
+
+def _units(d: FloatArray, codes: NDArray[np.int64] | None, groups: int | None,
+           se_iid: FloatArray, skew_iid: FloatArray
+           ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The resampling units of the differences ``d`` and what the tests take of them: the
+    standard error, the degrees of freedom, the units' sums, their weights and the skewness.
+    With clusters, the units are the clusters (CR1 standard error on G - 1 degrees of
+    freedom, the skewness of the clusters' mean differences); else the items."""
+    n, m = d.shape
+    if codes is None or groups is None:
+        return se_iid, np.full(m, n - 1.0), d, np.ones(n), skew_iid
+    se = _epochs.cluster_standard_error(d, codes, groups)
+    units = _epochs.group_sums(d, codes, groups)
+    weights = np.bincount(codes, minlength=groups).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit_means = units / weights[:, None]
+        c = unit_means - unit_means.mean(axis=0)
+        skew = np.where((c**2).mean(axis=0) > 0,
+                        (c**3).mean(axis=0) / (c**2).mean(axis=0) ** 1.5, 0.0)
+    return se, np.full(m, groups - 1.0), units, weights, skew
 
 
 def _noninferiority(mean: float, se: float, df: float, margin: float,

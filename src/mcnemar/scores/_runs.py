@@ -8,6 +8,8 @@ no ``threshold`` makes them pass/fail), or when ``analysis="scores"`` asks for i
   the paired scores with :func:`mcnemar.scores.analyze_scores`. Items scored several times
   (epochs) are paired sample by sample and analysed on their item means, with the within-
   and between-item variance; a cluster field makes the items' clusters the resampling unit.
+  The report's ``flips`` are the items the runs scored differently, the largest differences
+  first (:class:`mcnemar.flips.ScoreFlips`).
 * :func:`compare_score_tasks` does the same task by task: per-task reports, their p-values
   adjusted across tasks, and the macro overall, the mean of the per-task mean differences
   :math:`\\hat\\Delta = \\frac1T\\sum_t \\bar d_t` with :math:`\\operatorname{Var}(\\hat\\Delta)
@@ -19,15 +21,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from mcnemar import vocabulary
-from mcnemar._format import json_value, wrap
-from mcnemar.report._words import _p_vs_alpha, _pct
+from mcnemar._format import json_value, plain_lines, wrap
 from mcnemar.errors import McNemarError, option
+from mcnemar.report._words import _p_vs_alpha, _pct
 from mcnemar.scores._report import ScoreReport, analyze_scores
 
 __all__ = ["ScoreTaskComparison", "compare_score_tasks", "compare_scores", "graded"]
@@ -65,7 +67,7 @@ def _check_options(options: dict[str, Any]) -> dict[str, Any]:
             f"{option('threshold', 'T')} to count score >= T as a pass)")
     unknown = sorted(k for k in options if k not in (*PAIRING, *ANALYSIS, *PASS_FAIL_ONLY,
                                                      "cluster_method", "margin_method",
-                                                     "engine", "flips")
+                                                     "engine", "flips", "show_flips")
                      and options[k] is not None)
     if unknown:
         raise McNemarError(f"{', '.join(option(k) for k in unknown)} do(es) not apply to the "
@@ -118,7 +120,11 @@ def compare_scores(run_a: Any, run_b: Any, *, names: Sequence[str] | None = None
         ``allow_different_scorers``) and the analysis' (``alternative``,
         ``confidence_level``, ``alpha``, ``power``, ``margin``, ``zero_method``,
         ``n_resamples``, ``random_state``; the resampling is seeded with 0 unless
-        ``random_state`` says otherwise, so the same runs give the same report).
+        ``random_state`` says otherwise, so the same runs give the same report), and
+        ``flips``, ``show_flips``: how the items scored differently (``report.flips``,
+        :class:`mcnemar.flips.ScoreFlips`) are listed, as for pass/fail
+        (:func:`mcnemar.pipeline.analyze_alignment`: ``flips`` items of each side in the JSON,
+        default 20; given, the text and markdown list them too).
 
     Examples
     --------
@@ -128,8 +134,19 @@ def compare_scores(run_a: Any, run_b: Any, *, names: Sequence[str] | None = None
     >>> rep = compare_scores(new, old)
     >>> rep.names, round(rep.difference, 3), rep.higher_a, rep.equal
     (('new', 'old'), 0.275, 3, 1)
+    >>> [(f.id, round(f.difference, 2)) for f in rep.flips.a_higher]
+    [('q1', 0.5), ('q4', 0.5), ('q3', 0.1)]
     """
+    from mcnemar.flips import ScoreFlips
+
     options = _check_options(dict(options))
+    if options.get("engine") != "numpy" and getattr(run_a, "deferred", False) \
+            and getattr(run_b, "deferred", False):
+        # Two deferred runs (Parquet, large files) are compared from sums computed inside
+        # DuckDB, never collected; engine="numpy" reads them into memory for every test.
+        from mcnemar.scores._frames import compare_score_sums
+
+        return compare_score_sums(run_a, run_b, names=names, **options)
     alignment, labels = _pair(run_a, run_b, options)
     kwargs = {k: options[k] for k in ANALYSIS if options.get(k) is not None}
     # Seeded, so that the same runs print the same report every time.
@@ -137,7 +154,10 @@ def compare_scores(run_a: Any, run_b: Any, *, names: Sequence[str] | None = None
     report: ScoreReport = analyze_scores(alignment.scores_a, alignment.scores_b,
                                          names=_display_names(alignment, names),
                                          alignment=alignment, **labels, **kwargs)
-    return report
+    flips, show = options.get("flips"), options.get("show_flips")
+    shown = flips is not None if show is None else bool(show)
+    moved = ScoreFlips.of(alignment, item=labels.get("item"))
+    return replace(report, flips=moved.listing(flips, shown=shown))
 
 
 def _display_names(alignment: Any, names: Sequence[str] | None) -> tuple[str, str]:
@@ -184,9 +204,35 @@ class ScoreOverall:
     text: str
 
 
+def tasks_json_schema() -> dict[str, Any]:
+    """The JSON Schema of :meth:`ScoreTaskComparison.to_dict` (``mcnemar.score-tasks/1``), with
+    the score report's schema (:func:`mcnemar.scores.json_schema`) at ``tasks[].report``.
+
+    Examples
+    --------
+    >>> schema = tasks_json_schema()
+    >>> schema["$id"], "required" in schema["$defs"]["scoreTask"]["properties"]["report"]
+    ('mcnemar.score-tasks/1', True)
+    """
+    from mcnemar._format import shipped_schema
+    from mcnemar.scores._report import json_schema as report_schema
+
+    schema = shipped_schema("score-tasks-1")
+    report = report_schema()
+    clash = set(report["$defs"]) & set(schema["$defs"])
+    assert not clash, clash  # the two schemas' definitions share one namespace here
+    schema["$defs"].update(report["$defs"])
+    schema["$defs"]["scoreTask"]["properties"]["report"] = {
+        k: v for k, v in report.items()
+        if k not in ("$schema", "$id", "$defs", "title", "description")}
+    return schema
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ScoreTaskComparison:
-    """Two runs' scores compared task by task (see :func:`compare_score_tasks`)."""
+    """Two runs' scores compared task by task (see :func:`compare_score_tasks`); ``flips``
+    lists the items scored differently, task by task, the largest differences first within
+    a task (:class:`mcnemar.flips.ScoreFlips`)."""
 
     names: tuple[str, str]
     tasks: tuple[ScoreTask, ...]
@@ -258,6 +304,7 @@ class ScoreTaskComparison:
             "tasks": [{"task": t.task, "adjusted_pvalue": json_value(t.adjusted_pvalue),
                        "worse": t.worse, "better": t.better, "report": t.report.to_dict()}
                       for t in self.tasks],
+            **({} if self.flips is None else {"flips": self.flips.to_dict()}),
         }
 
 
@@ -310,6 +357,15 @@ def compare_score_tasks(run_a: Any, run_b: Any, *, task_column: str | None = Non
             reports.append(compare_scores(side_a[name], side_b[name], names=names, **options))
         except McNemarError as exc:
             raise McNemarError(f"task {name!r}: {exc.template}") from None
+    from mcnemar.flips import ScoreFlips
+
+    # The items scored differently, task by task, listed once: on the comparison (when every
+    # task's report has them).
+    parts = [(name, r.flips) for name, r in zip(common, reports, strict=True)]
+    moved = None
+    if all(f is not None for _, f in parts):
+        moved = ScoreFlips.concat(parts).listing(parts[0][1].limit, shown=parts[0][1].shown)
+    reports = [replace(r, flips=None) for r in reports]
     display = reports[0].names
     alternative = reports[0].alternative
     alpha = reports[0].alpha
@@ -326,7 +382,7 @@ def compare_score_tasks(run_a: Any, run_b: Any, *, task_column: str | None = Non
     overall = _macro(reports, display, alternative, alpha, level)
     return ScoreTaskComparison(names=display, tasks=tuple(tasks), overall=overall,
                                adjust=adjust, alpha=alpha, alternative=alternative,
-                               confidence_level=level)
+                               confidence_level=level, flips=moved)
 
 
 def _macro(reports: list[ScoreReport], names: tuple[str, str], alternative: str, alpha: float,
@@ -379,6 +435,9 @@ def _text(res: ScoreTaskComparison) -> str:
                      f"{r.difference:>+9.3g} {r.pvalue:>9.4g} {t.adjusted_pvalue:>9.4g}{mark}")
     lines += ["", wrap("Each task's p-value is its report's recommended test (the paired t "
                         "test, or the permutation test for few or skewed items).")]
+    if res.flips is not None and res.flips.shown:
+        lines += ["", f"{res.flips.title}:",
+                  *(plain_lines(x) for x in res.flips.lines(res.names))]
     return "\n".join(lines)
 
 
@@ -393,4 +452,6 @@ def _markdown(res: ScoreTaskComparison) -> str:
         r = t.report
         out.append(f"| {md(t.task)} | {r.n} | {r.mean_a:.4g} | {r.mean_b:.4g} | "
                    f"{r.difference:+.3g} | {r.pvalue:.4g} | {t.adjusted_pvalue:.4g} |")
+    if res.flips is not None and res.flips.shown:
+        out += ["", *res.flips.markdown(res.names)]
     return "\n".join(out) + "\n"

@@ -14,8 +14,8 @@ from types import SimpleNamespace
 from typing import Any
 
 from mcnemar._format import format_pvalue
-from mcnemar.report._words import Claims, _decimals, _fixed, _num, _p_vs_alpha, _pct
 from mcnemar.report import Conclusion
+from mcnemar.report._words import Claims, _decimals, _fixed, _num, _p_vs_alpha, _pct
 
 #: Cochran's rule as refined by Sugden, Smith & Jones (2000): the mean of more than
 #: RULE_BASE + RULE_SKEW * g1**2 items is close enough to normal for the t test.
