@@ -330,3 +330,112 @@ def test_public_names_of_the_packages_are_exported() -> None:
     for package in ("planning", "intervals", "multiple"):
         module = importlib.import_module(f"mcnemar.{package}")
         assert all(hasattr(module, name) for name in module.__all__)
+
+
+# --------------------------------------------------------------------------------------------
+# the report and the suites as packages (decision rules once, short functions)
+
+#: The packages whose functions must each fit on a screen.
+SHORT_FUNCTION_PACKAGES = ("report", "tasks")
+MAX_FUNCTION_LINES = 80
+
+
+def _function_lengths(path: Path) -> dict[str, int]:
+    """Each function's lines, less its docstring (a long docstring is documentation)."""
+    out = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            assert node.end_lineno is not None
+            lines = node.end_lineno - node.lineno + 1
+            first = node.body[0]
+            if (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)):
+                assert first.end_lineno is not None
+                lines -= first.end_lineno - first.lineno + 1
+            out[node.name] = lines
+    return out
+
+
+def test_function_lengths_are_measured_without_the_docstring(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text('def f():\n    """One\n    two."""\n    return 1\n\n'
+                    "def g():\n    x = 1\n    return x\n")
+    assert _function_lengths(path) == {"f": 2, "g": 3}
+
+
+def test_no_function_over_80_lines_in_the_report_and_the_suites() -> None:
+    long = {f"{path.parent.name}/{path.name}:{name}": lines
+            for package in SHORT_FUNCTION_PACKAGES
+            for path in sorted((PACKAGE / package).glob("*.py"))
+            for name, lines in _function_lengths(path).items() if lines > MAX_FUNCTION_LINES}
+    assert long == {}
+
+
+def _private_imports_back() -> set[tuple[str, str, str]]:
+    """(module, private name, module it comes from) where the module it comes from imports
+    the importing module back."""
+    graph, modules = _graph(), _modules()
+    found = set()
+    for name, path in modules.items():
+        for target, imported in _imported(name, path):
+            if imported is None or not imported.startswith("_") or imported.startswith("__"):
+                continue
+            if f"{target}.{imported}" in modules:  # a private module, not a private name
+                continue
+            if target in modules and name in graph[target]:
+                found.add((name, imported, target))
+    return found
+
+
+def test_no_module_imports_a_private_name_of_a_module_that_imports_it() -> None:
+    assert _private_imports_back() == set()
+
+
+def _assignments(name: str) -> list[str]:
+    """The modules that assign the module-level constant ``name``."""
+    out = []
+    for module, path in _modules().items():
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            targets = (node.targets if isinstance(node, ast.Assign) else
+                       [node.target] if isinstance(node, ast.AnnAssign) else [])
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                out.append(module)
+    return out
+
+
+def test_each_decision_rule_is_defined_once() -> None:
+    assert _assignments("EXACT_BELOW") == ["mcnemar.report._decide"]
+    assert _assignments("CLOSE_FACTOR") == ["mcnemar.report._decide"]
+    # The recommended-test rule: EXACT_BELOW is compared with a count in one function only.
+    compared = []
+    for module, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Compare) and any(
+                    isinstance(x, ast.Name) and x.id == "EXACT_BELOW"
+                    for x in [node.left, *node.comparators]):
+                compared.append(module)
+    assert compared == ["mcnemar.report._decide"]
+    rules = ("decide", "headline_rule", "interval_disagreement", "exact_recommended",
+             "clustered_choice")
+    defined = {rule: [m for m, p in _modules().items()
+                      for node in ast.parse(p.read_text(encoding="utf-8")).body
+                      if isinstance(node, ast.FunctionDef) and node.name == rule]
+               for rule in rules}
+    assert defined == {rule: ["mcnemar.report._decide"] for rule in rules}
+
+
+def test_the_import_contracts_hold() -> None:
+    """The layering of pyproject.toml's [tool.importlinter] contracts, checked by import-linter
+    itself (also run by make lint)."""
+    import shutil
+    import subprocess
+    import sys
+
+    exe = shutil.which("lint-imports", path=str(Path(sys.executable).parent))
+    if exe is None:
+        pytest.skip("import-linter is not installed (it comes with the dev extra)")
+    root = SRC.parent
+    done = subprocess.run([exe, str(root / "pyproject.toml")], cwd=root,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "broken" in done.stdout and " 0 broken" in done.stdout

@@ -428,7 +428,7 @@ def check_names(
     >>> try:
     ...     check_names(("x", "x"), 2, what="system")
     ... except McNemarError as err:
-    ...     print(str(err)[:51])
+    ...     print(str(err)[:50])
     names must differ so that the report can say which
     """
     name = _named(argument)

@@ -15,7 +15,13 @@ from typing import Any
 
 from mcnemar._format import format_pvalue
 from mcnemar.inference import McNemarResult
-from mcnemar.report._decide import CLOSE_FACTOR, EXACT_BELOW, Claims, interval_disagreement
+from mcnemar.report._decide import (
+    CLOSE_FACTOR,
+    EXACT_BELOW,
+    Claims,
+    exact_recommended,
+    interval_disagreement,
+)
 
 
 def _cell(x: Any) -> str:
@@ -365,7 +371,7 @@ def recommendation_reason(tests: dict[str, McNemarResult], discordant: int, alph
             "test gives p = 1; the exact conditional test is reported "
             f"({tests['exact'].convention})."
         )
-    elif big_d < EXACT_BELOW:
+    elif exact_recommended(big_d):
         reason = (
             f"only {big_d} discordant item{'s' if big_d != 1 else ''} (fewer than {EXACT_BELOW}), "
             "so the chi-square approximation is not trusted: report the exact conditional "

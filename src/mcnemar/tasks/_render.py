@@ -26,7 +26,7 @@ from mcnemar._format import (
     shorten,
     wrap,
 )
-from mcnemar.report._decide import decide_one, interval_disagreement
+from mcnemar.report._decide import EXACT_BELOW, decide_one, interval_disagreement
 from mcnemar.report._decide import verdict as side_verdict
 from mcnemar.report._words import interval_note
 from mcnemar.vocabulary import ADJUSTMENTS, DIFFERENCE_INTERVALS, short
@@ -41,7 +41,8 @@ __all__ = ["forest_rows", "forest_svg", "headline", "html", "markdown", "text",
 _TEST_WORDS = {"exact": "exact McNemar", "asymptotic": "chi-square McNemar",
                "clustered": "clustered McNemar"}
 _REPORT_TEST_NAMES = {"exact": "exact", "asymptotic": "chi-square", "clustered": "clustered"}
-_TEST_NOTE = "exact below 25 discordant items, chi-square from 25, clustered with clusters"
+_TEST_NOTE = (f"exact below {EXACT_BELOW} discordant items, chi-square from {EXACT_BELOW}, "
+              "clustered with clusters")
 
 
 def plural(n: int) -> str:
