@@ -910,6 +910,9 @@ def test_upload_errors_name_the_page_controls(phone: Page, server: str, tmp_path
     assert page.locator("#on_missing-error").is_hidden()
 
     page.uncheck("#on_missing")
+    # Graded scores are compared as scores unless pass/fail is asked for, which needs a
+    # threshold.
+    page.select_option("#analysis", "pass-fail")
     page.set_input_files("#file_a", str(scores[0]))
     page.set_input_files("#file_b", str(scores[1]))
     page.click("#upload-submit")

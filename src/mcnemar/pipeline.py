@@ -50,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = [
     "PAIRING_OPTIONS",
     "analyze_alignment",
+    "choose_analysis",
     "compare_runs",
     "display_names",
     "pair_many",
@@ -390,7 +391,7 @@ def compare_runs(
         the per-task result.
     """
     run_a, run_b = _as_runs(run_a, run_b, by_task=by_task)
-    if _analysis(run_a, run_b, analysis, options.get("threshold")) == "scores":
+    if choose_analysis(run_a, run_b, analysis, options.get("threshold")) == "scores":
         from mcnemar.scores import compare_score_tasks, compare_scores
 
         if by_task:
@@ -442,7 +443,7 @@ def _as_runs(run_a: Any, run_b: Any, *, by_task: bool) -> tuple[Any, Any]:
     return read_pair(sides[0], sides[1])
 
 
-def _analysis(run_a: Any, run_b: Any, analysis: str | None, threshold: Any) -> str:
+def choose_analysis(run_a: Any, run_b: Any, analysis: str | None, threshold: Any) -> str:
     """The analysis to run: the one asked for, else the scores' when some score is not 0/1
     and no threshold turns them into pass/fail (runs counted inside an engine stay pass/fail)."""
     from mcnemar import vocabulary

@@ -14,7 +14,8 @@ function formOf(values, { framing = "passes", checked = {}, fromFiles = {} } = {
     a: "", b: "", c: "", d: "", only_a_wrong: "", only_b_wrong: "", both_wrong: "", both_right: "",
     name_a: "", name_b: "", alternative: "two-sided", confidence_level: "", alpha: "",
     margin: "", margin_method: "score", rope: "", prior: "", run_a: "", run_b: "", threshold: "",
-    reduce: "", cluster: "", cluster_method: "obuchowski", task_column: "",
+    reduce: "", cluster: "", cluster_method: "obuchowski", task_column: "", analysis: "auto", score: "",
+    filter: "",
   };
   return {
     framing,
@@ -116,6 +117,18 @@ test("the upload's fields: names typed only, options given only, the display ask
     ["allow_different_tasks", "true"], ["margin", "0.02"], ["margin_method", "score"],
     ["bayes", "true"], ["rope", "0"], ["include", "distribution,markdown,display"],
   ]);
+});
+
+test("the upload's analysis: sent when chosen, with the score and filter to read", () => {
+  const auto = formOf({ score: "f1", filter: "strict-match" });
+  assert.deepEqual(uploadFields(auto).slice(1, 3), [["score", "f1"], ["filter", "strict-match"]]);
+  assert.ok(!uploadFields(auto).some(([name]) => name === "analysis"));
+  const passFail = formOf({ analysis: "pass-fail", threshold: "0.5" });
+  assert.deepEqual(uploadFields(passFail).slice(1, 3), [["analysis", "pass-fail"], ["threshold", "0.5"]]);
+  // Comparing scores, the options of pass/fail alone are off: a threshold typed is not sent.
+  const scores = uploadFields(formOf({ analysis: "scores", threshold: "0.5", cluster: "passage" }));
+  assert.deepEqual(scores.slice(1, 3), [["analysis", "scores"], ["cluster", "passage"]]);
+  assert.ok(!scores.some(([name]) => name === "threshold" || name === "cluster_method"));
 });
 
 test("the link holds the state in the page's order and reads back the same", () => {

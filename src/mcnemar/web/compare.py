@@ -10,12 +10,21 @@ pairing or the analysis refused), with the clustered analysis as the recommended
 files carry clusters. Files of several tasks are compared task by task
 (``compare_runs(by_task=True)``), with the forest plot.
 
+Scores that are not pass/fail (grades, partial credit, F1, the mean of epochs) are compared as
+scores, as ``mcnemar compare --analysis`` decides (``analysis``: ``auto``, the default, takes
+the scores' analysis when some score is not 0/1 and no ``threshold`` is given): the response
+is then the score report (:meth:`mcnemar.scores.ScoreReport.to_dict`, schema
+``mcnemar.scores/1``), or with several tasks the per-task comparison of scores (schema
+``mcnemar.score-tasks/1``), exactly as ``mcnemar compare --format json`` writes it for the
+same files, with its own ``display`` object (:func:`mcnemar.web.display.score_display`).
+
 What the upload adds to the pipeline is only what a server needs: a 413 for a file over the
 limit or an archive over the read budget, a 422 naming the file or field at fault, at most
 :data:`COMPARE_CONCURRENCY` uploads worked on at once and a time limit (503), and the
 temporary paths replaced by the names the user uploaded in every message. The response
 lists up to :data:`WEB_FLIPS` items of each side of the flips (the items on which the runs
-disagree), which the page shows under the table.
+disagree; of scores, those each run scored higher, the largest differences first), which the
+page shows, searchable.
 """
 
 from __future__ import annotations
@@ -37,9 +46,10 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from mcnemar.errors import McNemarError
-from mcnemar.web.display import with_display
+from mcnemar.web.display import with_display, with_score_display
 from mcnemar.web.errors import ERROR_RESPONSES, ApiError, describe, field_for_error
 from mcnemar.web.models import (
+    ANALYSIS_CHOICES,
     CLUSTER_METHODS,
     INCLUDE,
     ON_ERROR,
@@ -49,6 +59,8 @@ from mcnemar.web.models import (
     CompareOptions,
     ErrorResponse,
     ReportResponse,
+    ScoreReportResponse,
+    ScoreTasksResponse,
 )
 from mcnemar.web.respond import json_response, map_strings, report_body
 from mcnemar.web.upload import (
@@ -157,7 +169,30 @@ def compare_body_schema() -> dict[str, Any]:
                   "description": "The run of file_b to read (as run_a)."},
         "threshold": {
             "type": "number",
-            "description": "Scores >= threshold pass (for scores other than 0/1).",
+            "description": "Scores >= threshold pass (for scores other than 0/1): the pass/fail "
+            "analysis of the scores so binarised.",
+        },
+        "analysis": choice(
+            ANALYSIS_CHOICES,
+            default="auto",
+            description="'scores': the paired comparison of the scores themselves (paired t, "
+            "Wilcoxon signed-rank, sign and permutation tests; the response is then the score "
+            "report, schema mcnemar.scores/1, or per task mcnemar.score-tasks/1); "
+            "'pass-fail': McNemar's analysis of pass/fail; 'auto': the scores' analysis when "
+            "some score is not 0/1 and no threshold is given, as mcnemar compare decides.",
+        ),
+        "score": {
+            "type": "string",
+            "maxLength": 200,
+            "description": "The score to read from both files: a column (CSV, JSONL, "
+            "Parquet), a metric (lm-eval), a scorer (Inspect), a named score (promptfoo) or a "
+            "stat (HELM); as mcnemar compare --score.",
+        },
+        "filter": {
+            "type": "string",
+            "maxLength": 200,
+            "description": "lm-eval: the filter to keep (e.g. strict-match), as mcnemar "
+            "compare --filter.",
         },
         "reduce": choice(
             REDUCE,
@@ -242,7 +277,7 @@ _FORM_FIELDS = {"credible_level": "confidence_level", "names": "name_b", "format
 _FORM_NAMES = frozenset(
     {"name_a", "name_b", "alternative", "confidence_level", "alpha", "format_a", "format_b",
      "on_missing", "on_error", "run_a", "run_b", "threshold", "reduce", "cluster",
-     "cluster_method", "task_column",
+     "cluster_method", "task_column", "analysis", "score", "filter",
      "allow_different_tasks", "allow_different_scorers", "margin", "equivalence",
      "margin_method", "bayes", "rope", "prior", "file_a", "file_b"}
 )
@@ -265,7 +300,10 @@ def add_compare_route(
         response_model=None,
         openapi_extra={"requestBody": compare_body_schema()},
         responses={
-            200: {"model": ReportResponse, "description": "The report, with its alignment."},
+            200: {"model": ReportResponse | ScoreReportResponse | ScoreTasksResponse,
+                  "description": "The report, with its alignment: McNemar's report of "
+                  "pass/fail (mcnemar.report/1), or the comparison of scores "
+                  "(mcnemar.scores/1; per task mcnemar.score-tasks/1)."},
             501: {"model": ErrorResponse, "description": "File readers not installed."},
             503: {"model": ErrorResponse, "description": "Busy, or the files took too long."},
             **ERROR_RESPONSES,
@@ -278,7 +316,9 @@ def add_compare_route(
         ``format_a`` and ``format_b`` override the detection), paired item by item and analysed by
         :func:`mcnemar.pipeline.compare_runs`'s steps (clustered when ``cluster`` names a
         cluster field or ``reduce`` is ``cluster``). The report's ``alignment`` says how many
-        items were paired. Each file may be at most the server's ``--max-upload-mb``.
+        items were paired. Scores that are not 0/1 are compared as scores (``analysis``, as
+        ``mcnemar compare --analysis``). Each file may be at most the server's
+        ``--max-upload-mb``.
         """
         # The body's size (as declared and as it streams) and pace are checked by the guard.
         workdir = Path(tempfile.mkdtemp(prefix="mcnemar-upload-"))
@@ -391,7 +431,8 @@ def _read(upload: Any, options: CompareOptions, read_limits: Any, workdir: Path)
         run_a, run_b = read_runs(paths, options_a={"format": formats[0], "run": options.run_a},
                                  options_b={"format": formats[1], "run": options.run_b},
                                  limits=read_limits, cluster=options.cluster,
-                                 task_column=column, on_error=options.on_error)
+                                 task_column=column, on_error=options.on_error,
+                                 score=options.score, filter=options.filter)
     return [run_a, run_b]
 
 
@@ -451,8 +492,11 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
 
     runs = _read(upload, options, read_limits, workdir)
     names = _names(options, runs)
+    analysis = _analysis(runs, options, public)
     if options.task_column is not None or any(_several_tasks(run) for run in runs):
-        return _compare_tasks(runs, options, upload, workdir, names)
+        return _compare_tasks(runs, options, upload, workdir, names, analysis)
+    if analysis == "scores":
+        return _compare_scores(runs, options, public, names)
     try:
         alignment = pair_runs(
             runs[0],
@@ -484,6 +528,68 @@ def _compare(upload: Any, options: CompareOptions, workdir: Path, read_limits: A
     return json_response(map_strings(with_display(body, options.include), public))
 
 
+def _analysis(runs: list[Any], options: CompareOptions, public: Any) -> str:
+    """``"scores"`` or ``"pass-fail"``: the analysis asked for, or with ``auto`` the one
+    ``mcnemar compare`` chooses for these runs (:func:`mcnemar.pipeline.compare_runs`' rule:
+    the scores' when some score is not 0/1 and no threshold makes them pass/fail)."""
+    from mcnemar.pipeline import choose_analysis as choose
+
+    asked = None if options.analysis == "auto" else options.analysis
+    try:
+        return choose(runs[0], runs[1], asked, options.threshold)
+    except McNemarError as exc:
+        raise ApiError(422, public(str(exc)), field=field_for_error(exc, _FORM_NAMES, _FORM_FIELDS),
+                       type="mcnemar") from exc
+
+
+#: Fields whose errors are the analysis' (the rest of a comparison of scores' are the pairing's).
+_ANALYSIS_FIELDS = frozenset({"margin", "bayes", "equivalence", "threshold", "analysis",
+                              "alpha", "confidence_level", "alternative"})
+
+
+def _score_error(exc: McNemarError, public: Any) -> ApiError:
+    field = field_for_error(exc, _FORM_NAMES, _FORM_FIELDS)
+    kind = "mcnemar" if field in _ANALYSIS_FIELDS else "alignment"
+    return ApiError(422, public(str(exc)), field=field, type=kind)
+
+
+def _score_options(options: CompareOptions) -> dict[str, Any]:
+    """The keywords of :func:`mcnemar.pipeline.compare_runs` for a comparison of scores, as
+    ``mcnemar compare`` passes them (the options that belong to pass/fail are passed only
+    when given, so that the library refuses them, naming them)."""
+    kwargs: dict[str, Any] = {
+        "analysis": "scores", "on_missing": options.on_missing, "reduce": options.reduce,
+        "allow_different_tasks": options.allow_different_tasks,
+        "allow_different_scorers": options.allow_different_scorers,
+        "alternative": options.alternative, "confidence_level": options.confidence_level,
+        "alpha": options.alpha, "flips": WEB_FLIPS, "show_flips": False,
+    }
+    if options.margin is not None:
+        kwargs["margin"] = options.margin
+    if options.equivalence:
+        kwargs["equivalence"] = True
+    if options.bayes is not None:
+        kwargs["bayes"] = True
+    return kwargs
+
+
+def _compare_scores(runs: list[Any], options: CompareOptions, public: Any,
+                    names: tuple[str, str] | None) -> Response:
+    """Scores that are not pass/fail: the paired comparison of the scores
+    (:func:`mcnemar.scores.compare_scores`, through :func:`mcnemar.pipeline.compare_runs`
+    with ``analysis="scores"``), its ``to_dict()`` as the response, as ``mcnemar compare
+    --analysis scores --format json`` writes it, with the renderings and the ``display``
+    object asked for."""
+    from mcnemar.pipeline import compare_runs
+
+    try:
+        report = compare_runs(runs[0], runs[1], names=names, **_score_options(options))
+    except McNemarError as exc:
+        raise _score_error(exc, public) from exc
+    body = report_body(report, [x for x in options.include if x != "distribution"], 0, 0)
+    return json_response(map_strings(with_score_display(body, report, options.include), public))
+
+
 def _names(options: CompareOptions, runs: list[Any]) -> tuple[str, str] | None:
     """The names typed, each one not typed being the name its file records; ``None`` when
     neither was typed (the pipeline's own default: the runs' names, told apart)."""
@@ -493,17 +599,23 @@ def _names(options: CompareOptions, runs: list[Any]) -> tuple[str, str] | None:
 
 
 def _compare_tasks(runs: list[Any], options: CompareOptions, upload: Any,
-                   workdir: Path, names: tuple[str, str] | None) -> Response:
+                   workdir: Path, names: tuple[str, str] | None, analysis: str) -> Response:
     """Files of several tasks: the per-task comparison (:func:`mcnemar.tasks.compare_tasks`,
     through :func:`mcnemar.pipeline.compare_runs` with ``by_task``). The response is the
     report of all items pooled (the micro overall), with the per-task result under
     ``"tasks"`` (schema ``mcnemar.tasks/1``, whose ``"headline"`` is the answer the page leads
     with) and its forest plot as SVG (``"forest_svg"``); the markdown and text asked for are
-    the comparison's, as ``compare --by-task`` prints them."""
+    the comparison's, as ``compare --by-task`` prints them. Scores are compared task by task
+    as scores (:func:`mcnemar.scores.compare_score_tasks`): the response is then that
+    comparison (schema ``mcnemar.score-tasks/1``), as ``compare --by-task --analysis scores
+    --format json`` writes it."""
     from mcnemar.pipeline import compare_runs
 
     def public(text: str) -> str:
         return _public_message(text, upload, workdir)
+
+    if analysis == "scores":
+        return _compare_score_tasks(runs, options, public, names)
 
     # The decisions beyond significance belong to one table; the pipeline refuses them
     # here, naming them.
@@ -520,7 +632,7 @@ def _compare_tasks(runs: list[Any], options: CompareOptions, upload: Any,
             allow_different_scorers=options.allow_different_scorers,
             names=names, cluster_method=options.cluster_method,
             alternative=options.alternative, confidence_level=options.confidence_level,
-            alpha=options.alpha, flips=WEB_FLIPS, show_flips=False, **extra,
+            alpha=options.alpha, flips=WEB_FLIPS, show_flips=False, analysis=analysis, **extra,
         )
     except McNemarError as exc:
         field = field_for_error(exc, _FORM_NAMES, _FORM_FIELDS)
@@ -536,6 +648,34 @@ def _compare_tasks(runs: list[Any], options: CompareOptions, upload: Any,
     if "text" in options.include:
         body["text"] = str(comparison)
     return json_response(map_strings(with_display(body, options.include), public))
+
+
+def _compare_score_tasks(runs: list[Any], options: CompareOptions, public: Any,
+                         names: tuple[str, str] | None) -> Response:
+    """Scores task by task (see :func:`_compare_tasks`). The margin and the Bayesian summary
+    apply to one comparison and are refused, as ``compare --by-task`` refuses them."""
+    from mcnemar.pipeline import compare_runs
+
+    for field, given in (("margin", options.margin is not None),
+                         ("bayes", options.bayes is not None)):
+        if given:
+            what = "a margin" if field == "margin" else "the Bayesian summary"
+            raise ApiError(422, f"{what} applies to one comparison, not to the per-task "
+                           "comparison; compare one task at a time for it", field=field,
+                           type="mcnemar")
+    kwargs = _score_options(options)
+    try:
+        comparison = compare_runs(runs[0], runs[1], by_task=True,
+                                  task_column=options.task_column, names=names, **kwargs)
+    except McNemarError as exc:
+        raise _score_error(exc, public) from exc
+    body = dict(comparison.to_dict())
+    if "markdown" in options.include:
+        body["markdown"] = comparison.to_markdown()
+    if "text" in options.include:
+        body["text"] = str(comparison)
+    body = with_score_display(body, comparison, options.include)
+    return json_response(map_strings(body, public))
 
 
 def analysis_options(options: Any, table: Any) -> dict[str, Any]:

@@ -13,6 +13,12 @@ it, as the other extras do (:mod:`mcnemar.web.respond`).
 Every function takes the JSON body (plain values), so that one builder serves the analysis
 of typed counts and of uploaded files, of one task or several.
 
+A comparison of scores (``mcnemar.scores/1``, and per task ``mcnemar.score-tasks/1``) has its
+own ``display`` object (:func:`score_display`, :func:`score_tasks_display`): its numbers in
+score units are the report's own (:meth:`mcnemar.scores.ScoreReport.score_text`, the decimals
+its sentences use), and the texts of its table of tests and of the per-task table are written
+as the text report writes them.
+
 Examples
 --------
 >>> count_text(4503599627370496), level_text(0.95), level_text(0.955), number_text(0.05)
@@ -23,10 +29,11 @@ Examples
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any
 
-from mcnemar._format import format_number
+from mcnemar._format import format_number, format_pvalue
 
 __all__ = [
     "count_text",
@@ -35,6 +42,8 @@ __all__ = [
     "max_count_text",
     "number_text",
     "rope_text",
+    "score_display",
+    "score_tasks_display",
     "score_text",
     "with_display",
 ]
@@ -245,4 +254,148 @@ def _alignment(alignment: Any) -> dict[str, Any] | None:
         shown = dict(out.get("content_check") or {})
         shown["agree"] = count_text(check["checked"] - int(check.get("differ") or 0))
         out["content_check"] = shown
+    return out
+
+
+# ----------------------------------------------------------------------------- scores
+
+
+def score_display(report: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """The ``display`` object of a comparison of scores (a
+    :class:`~mcnemar.scores.ScoreReport` and its response ``body``): see
+    :class:`mcnemar.web.models.ScoreDisplay` for its keys.
+
+    >>> from mcnemar import analyze_scores
+    >>> rep = analyze_scores([0.9, 0.5, 0.7, 1.0, 0.8], [0.5, 0.6, 0.5, 0.4, 0.8],
+    ...                      names=("new", "old"), random_state=0)
+    >>> shown = score_display(rep, rep.to_dict())
+    >>> shown["difference"], shown["means"], shown["tests"]["t"]["statistic"]
+    ('+0.220', {'a': '0.780', 'b': '0.560'}, 't = 1.718')
+    """
+    counts = {"n": count_text(report.n), "higher_a": count_text(report.higher_a),
+              "equal": count_text(report.equal), "higher_b": count_text(report.higher_b)}
+    if report.clusters:
+        counts["clusters"] = count_text(report.clusters)
+    return {
+        "alpha": number_text(report.alpha),
+        "confidence_level": level_text(report.confidence_level),
+        "counts": counts,
+        "means": {"a": report.score_text(report.mean_a, signed=False),
+                  "b": report.score_text(report.mean_b, signed=False)},
+        "difference": report.score_text(report.difference),
+        "intervals": {key: [report.score_text(ci.low), report.score_text(ci.high)]
+                      for key, ci in report.intervals.items()},
+        "tests": {key: score_test_texts(key, test) for key, test in report.tests.items()},
+        "power_level": (level_text(report.power_target)
+                        if report.detectable_difference is not None else None),
+        "flips": _score_flips(body.get("flips")),
+        "alignment": _alignment(body.get("alignment")),
+    }
+
+
+def score_test_texts(key: str, test: Any) -> dict[str, str]:
+    """A test of scores (:class:`~mcnemar.scores.ScoreTestResult`) as a row of the text
+    report's table: its statistic, its p-value ("—" when not computed) and how it was
+    computed.
+
+    >>> from mcnemar.scores import ScoreTestResult
+    >>> t = ScoreTestResult(test="t", name="paired t test", statistic=2.2144, pvalue=0.036984,
+    ...                     log10_pvalue=-1.432, alternative="two-sided", convention="",
+    ...                     df=23.0, statistic_name="t")
+    >>> score_test_texts("t", t)
+    {'statistic': 't = 2.214', 'pvalue': '0.03698', 'detail': 'df 23'}
+    """
+    value = f"{test.statistic:.4g}" if math.isfinite(test.statistic) else "undefined"
+    finite = math.isfinite(test.pvalue)
+    if not finite:
+        p = "—"
+    elif test.pvalue == 0.0 and not math.isfinite(test.log10_pvalue):
+        p = "< 1e-300"
+    else:
+        p = format_pvalue(test.pvalue, test.log10_pvalue)
+    if key == "t":
+        detail = f"df {test.df:.4g}"
+    elif key == "permutation" and test.standard_error is not None:
+        detail = f"Monte Carlo, ± {test.standard_error:.2g}"
+    elif key in ("wilcoxon", "permutation") and finite:
+        detail = "exact" if test.exact else "normal approximation"
+    else:
+        detail = "exact" if key == "sign" else ""
+    return {"statistic": f"{test.statistic_name} = {value}", "pvalue": p, "detail": detail}
+
+
+def score_tasks_display(comparison: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """The ``display`` object of a per-task comparison of scores (a
+    :class:`~mcnemar.scores.ScoreTaskComparison` and its response ``body``): each task's row
+    as the text report's table prints it, and the macro overall's p-value as its sentence
+    writes it."""
+    o = comparison.overall
+    log10_p = math.log10(o.pvalue) if o.pvalue > 0 else -math.inf
+    return {
+        "alpha": number_text(comparison.alpha),
+        "confidence_level": level_text(comparison.confidence_level),
+        "overall": {"pvalue": _p_against_alpha(o.pvalue, log10_p, comparison.alpha),
+                    "significant": bool(o.pvalue < comparison.alpha)},
+        "tasks": [{"n": count_text(t.report.n),
+                   "mean_a": _g(t.report.mean_a, ".4g"), "mean_b": _g(t.report.mean_b, ".4g"),
+                   "difference": _g(t.report.difference, "+.3g"),
+                   "pvalue": _g(t.report.pvalue, ".4g"),
+                   "adjusted_pvalue": _g(t.adjusted_pvalue, ".4g")}
+                  for t in comparison.tasks],
+        "flips": _score_flips(body.get("flips")),
+    }
+
+
+def with_score_display(body: dict[str, Any], result: Any, include: Iterable[str]
+                       ) -> dict[str, Any]:
+    """``body`` with the ``display`` object of its comparison of scores (``result``: a
+    report, or a per-task comparison) when ``include`` asks for it."""
+    if "display" in set(include):
+        tasks = body.get("schema") == "mcnemar.score-tasks/1"
+        body["display"] = (score_tasks_display if tasks else score_display)(result, body)
+    return body
+
+
+def _g(x: float, spec: str) -> str:
+    return format(x, spec) if math.isfinite(x) else "—"
+
+
+def _p_against_alpha(p: float, log10_p: float, alpha: float) -> str:
+    """p as the sentences write it against alpha: as many digits as it takes to compare with
+    alpha the way the exact value does (``mcnemar.report._words._p_vs_alpha``)."""
+    if not math.isfinite(p):
+        return "—"
+    if p == 0.0 and not math.isfinite(log10_p):
+        return "< 1e-300"
+    if p > 1e-300 or not math.isfinite(log10_p):
+        below = p < alpha
+        for digits in range(4, 18):
+            text = f"{p:.{digits}g}"
+            if (float(text) < alpha) == below:
+                return text
+        return text
+    return format_pvalue(p, log10_p)
+
+
+def _score_flips(flips: Any) -> dict[str, Any] | None:
+    """The counts and each listed item's scores and difference of the items scored
+    differently, as the text report's list prints them (``mcnemar.flips``)."""
+    from mcnemar.flips import _difference_text
+
+    if not isinstance(flips, dict) or not flips.get("a_higher") or not flips.get("b_higher"):
+        return None
+    out: dict[str, Any] = {}
+    listed = total = 0
+    for side in ("a_higher", "b_higher"):
+        items = flips[side].get("items") or []
+        count = int(flips[side].get("count") or 0)
+        listed += len(items)
+        total += count
+        out[side] = {
+            "count": count_text(count),
+            "scores": [[score_text(item.get("score_a")), score_text(item.get("score_b")),
+                        _difference_text(item.get("difference"))] for item in items],
+        }
+    out["listed"] = count_text(listed)
+    out["total"] = count_text(total)
     return out

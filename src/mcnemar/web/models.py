@@ -3,8 +3,10 @@
 The models do two jobs: they validate what arrives (so that bad input gets a 422 that names
 the field) and they document the API in the OpenAPI schema that FastAPI generates from them.
 They hold no statistics: the response body is :meth:`mcnemar.report.Report.to_dict` (schema
-``mcnemar.report/1``, see ``docs/report-schema.md``), described here only so that clients and
-the schema-driven fuzz tests know its shape.
+``mcnemar.report/1``, see ``docs/report-schema.md``) or, for an upload of scores that are not
+pass/fail, :meth:`mcnemar.scores.ScoreReport.to_dict` (``mcnemar.scores/1``; per task
+``mcnemar.score-tasks/1``), described here only so that clients and the schema-driven fuzz
+tests know its shape.
 
 Counts must arrive as JSON numbers with a whole value (``17`` or ``17.0``); booleans, strings
 and fractional numbers are refused, because silently turning ``true`` into 1 or ``"17"`` into
@@ -37,6 +39,7 @@ from mcnemar.validation import MAX_COUNT
 
 __all__ = [
     "ALTERNATIVES",
+    "ANALYSIS_CHOICES",
     "CLUSTER_METHODS",
     "INCLUDE",
     "MARGIN_METHODS",
@@ -54,6 +57,10 @@ __all__ = [
     "ErrorsFramingRequest",
     "PassesFramingRequest",
     "ReportResponse",
+    "ScoreDisplay",
+    "ScoreReportResponse",
+    "ScoreTasksDisplay",
+    "ScoreTasksResponse",
 ]
 
 # Largest count, and largest total, accepted: the library's one limit
@@ -72,6 +79,9 @@ ON_MISSING = vocabulary.names(vocabulary.ON_MISSING)
 ON_ERROR = vocabulary.names(vocabulary.ON_ERROR)
 REDUCE = vocabulary.names(vocabulary.REDUCE)
 CLUSTER_METHODS = vocabulary.names(vocabulary.CLUSTERED_METHODS)
+#: The analysis of an upload: "auto" (the command line's default: the scores' when some score
+#: is not 0/1 and no threshold is given), or one of the vocabulary's analyses.
+ANALYSIS_CHOICES = ("auto", *vocabulary.names(vocabulary.ANALYSES))
 #: The extras a response can carry next to the report (see :mod:`mcnemar.web.respond`).
 INCLUDE = ("distribution", "markdown", "text", "display")
 
@@ -83,6 +93,7 @@ if TYPE_CHECKING:
     OnError = str
     Reduce = str
     ClusterMethod = str
+    AnalysisChoice = str
 else:
     # Literal over a tuple is Literal over its items: pydantic checks them and lists them in
     # the OpenAPI schema as an enum.
@@ -93,6 +104,7 @@ else:
     OnError = Literal[ON_ERROR]
     Reduce = Literal[REDUCE]
     ClusterMethod = Literal[CLUSTER_METHODS]
+    AnalysisChoice = Literal[ANALYSIS_CHOICES]
 
 
 def _echo(value: Any) -> str:
@@ -496,6 +508,12 @@ class CompareOptions(BaseModel):
         Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=200)]
         | None
     ) = None
+    # The reader's score (a column, metric, scorer or stat) and lm-eval's filter, for both files.
+    score: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
+    filter: Annotated[str, StringConstraints(strip_whitespace=True, max_length=200)] | None = None
+    # pass-fail, scores, or auto: the scores' analysis when some score is not 0/1 (and no
+    # threshold), as mcnemar compare --analysis decides.
+    analysis: AnalysisChoice = "auto"
     # Pair runs of different tasks / scored differently (refused by default; the report warns).
     allow_different_tasks: bool = False
     allow_different_scorers: bool = False
@@ -507,7 +525,7 @@ class CompareOptions(BaseModel):
     bayes: Annotated[BayesOptions | None, BeforeValidator(_form_bayes)] = None
 
     @field_validator("threshold", "reduce", "margin", "cluster", "task_column", "on_error",
-                     "run_a", "run_b", "name_a", "name_b", mode="before")
+                     "run_a", "run_b", "name_a", "name_b", "score", "filter", mode="before")
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         # An empty form field means "not given".
@@ -720,3 +738,114 @@ class ReportResponse(BaseModel):
         description='Only with include "display": the numbers the calculator page shows, as '
         "text.",
     )
+
+
+# ----------------------------------------------------------------------------- scores
+
+
+class DisplayScoreTest(BaseModel):
+    """One test of a comparison of scores, as the text report's table of tests prints it."""
+
+    statistic: str = Field(description='Its statistic ("t = 2.214", "V = 234").')
+    pvalue: str = Field(description='Its p-value ("0.03698"; "—" when not computed).')
+    detail: str = Field(description='How it was computed ("df 23", "exact", "Monte Carlo, '
+                        '± 0.0019"; "" for none).')
+
+
+class DisplayScoreFlipSide(BaseModel):
+    """One side of the items scored differently."""
+
+    count: str | None = Field(description="How many items this side scored higher.")
+    scores: list[list[str]] = Field(
+        description="Each listed item's [score A, score B, difference A - B], as the text "
+        "report's list prints them.")
+
+
+class DisplayScoreFlips(BaseModel):
+    """The counts and scores of the items scored differently (``flips``)."""
+
+    a_higher: DisplayScoreFlipSide
+    b_higher: DisplayScoreFlipSide
+    listed: str | None = Field(description="Items listed, both sides.")
+    total: str | None = Field(description="Items scored differently, both sides.")
+
+
+class ScoreDisplay(BaseModel):
+    """Every number the calculator page shows of a comparison of scores that the report's
+    JSON does not carry as text, written by the server by the text report's rules
+    (:func:`mcnemar.web.display.score_display`)."""
+
+    alpha: str | None = Field(description="The significance level, as given.")
+    confidence_level: str | None = Field(description="The intervals' level (\"95%\").")
+    counts: dict[str, str | None] = Field(
+        description="n (items), higher_a, equal, higher_b and, with clusters, clusters.")
+    means: dict[str, str | None] = Field(description="Each system's mean score (a, b).")
+    difference: str | None = Field(description="The mean difference A - B (\"+0.059\").")
+    intervals: dict[str, list[str | None]] = Field(
+        description="Each interval of the report (t, bootstrap, hodges-lehmann) as [low, "
+        "high].")
+    tests: dict[str, DisplayScoreTest] = Field(description="Each test's texts, by key.")
+    power_level: str | None = Field(description="The power of the detectable difference.")
+    flips: DisplayScoreFlips | None = Field(description="The items scored differently.")
+    alignment: dict[str, Any] | None = Field(
+        description="The alignment's numbers at their places, as text (as for pass/fail).")
+
+
+class DisplayScoreTask(BaseModel):
+    """One row of the per-task table of scores, as the text report prints it."""
+
+    n: str | None
+    mean_a: str
+    mean_b: str
+    difference: str
+    pvalue: str
+    adjusted_pvalue: str
+
+
+class ScoreTasksDisplay(BaseModel):
+    """The numbers the page shows of a per-task comparison of scores."""
+
+    alpha: str | None = Field(description="The significance level, as given.")
+    confidence_level: str | None = Field(description="The level of the overall interval.")
+    overall: dict[str, Any] = Field(
+        description="The macro overall: its p-value as its sentence writes it (\"pvalue\") "
+        "and whether it is below alpha (\"significant\").")
+    tasks: list[DisplayScoreTask] = Field(description="Each task's row, in the tasks' order.")
+    flips: DisplayScoreFlips | None = Field(description="The items scored differently.")
+
+
+class ScoreReportResponse(BaseModel):
+    """The comparison of scores, ``mcnemar.scores/1`` (:meth:`mcnemar.scores.ScoreReport.to_dict`,
+    as ``mcnemar compare --analysis scores --format json`` writes it), plus requested extras."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_: Literal["mcnemar.scores/1"] = Field(alias="schema")
+    names: dict[str, str]
+    n: int
+    words: str
+    tests: dict[str, dict[str, Any]]
+    recommended: dict[str, Any]
+    difference: dict[str, Any]
+    conclusion: _Conclusion
+    flips: dict[str, Any] | None = Field(
+        None, description="The items scored differently: a_higher (A scored higher) and "
+        "b_higher, each side's count and its first items, the largest differences first.")
+    markdown: str | None = Field(None, description='Only with include "markdown".')
+    text: str | None = Field(None, description='Only with include "text".')
+    display: ScoreDisplay | None = Field(None, description='Only with include "display".')
+
+
+class ScoreTasksResponse(BaseModel):
+    """The per-task comparison of scores, ``mcnemar.score-tasks/1`` (as ``mcnemar compare
+    --by-task --analysis scores --format json`` writes it), plus requested extras."""
+
+    model_config = ConfigDict(extra="allow")
+
+    schema_: Literal["mcnemar.score-tasks/1"] = Field(alias="schema")
+    names: dict[str, str]
+    overall: dict[str, Any]
+    tasks: list[dict[str, Any]]
+    markdown: str | None = Field(None, description='Only with include "markdown".')
+    text: str | None = Field(None, description='Only with include "text".')
+    display: ScoreTasksDisplay | None = Field(None, description='Only with include "display".')

@@ -8,7 +8,8 @@
      form.js      the form's snapshot, the requests and the link made from it
      api.js       the client of the JSON API (one request at a time)
      status.js    the status, the errors, the exports' state, the verdict's bar on a phone
-     report.js    the report's rendering; views.js the upload's views; charts.js the pictures
+     report.js    the report's rendering; scores.js a comparison of scores; views.js the
+                  views both share and the upload's; charts.js the pictures
      upload.js    the upload of two files; messages.js the server's messages in the page's words
      text.js, dom.js  text and elements */
 
@@ -16,10 +17,11 @@ import { createClient, postJson } from "./api.js";
 import { $, h } from "./dom.js";
 import {
   COUNT_FIELDS, DECISION_FIELDS, FORM_FIELDS, analyzeBody, checkCounts, checkDecisions, exampleQuery,
-  halfPair, loadQuery, missingCounts, queryOf, readForm, showDecisions, showFraming, showNames, syncUrl,
+  halfPair, loadQuery, missingCounts, queryOf, readForm, showAnalysis, showDecisions, showFraming, showNames, syncUrl,
 } from "./form.js";
 import { labelOf, shortLabelOf } from "./messages.js";
 import { renderReport, reportOnly } from "./report.js";
+import { scoreKind } from "./scores.js";
 import {
   announce, clearFieldErrors, exportState, revealVerdict, setStatus, showError, updateExports, updateSummary,
   verdictCurrent,
@@ -238,7 +240,11 @@ function wireExports(page) {
   });
 
   $("copy-link").addEventListener("click", async () => {
-    announce(await copyText(location.href) ? "Link copied: it reproduces these inputs." : "Copying failed; copy the address bar.");
+    // A comparison of scores comes from the files, which no link carries.
+    const what = scoreKind(page.state.lastReport) && page.els.report.dataset.query === queryOf(readForm(document))
+      ? "Link copied: it holds the names and options typed, not the uploaded files; upload them again to see this comparison of scores."
+      : "Link copied: it reproduces these inputs.";
+    announce(await copyText(location.href) ? what : "Copying failed; copy the address bar.");
   });
 }
 
@@ -287,6 +293,7 @@ function wireForm(page) {
     });
   }
   $("flips-search").addEventListener("input", filterFlips);
+  $("analysis").addEventListener("change", showAnalysis);
   page.els.uploadForm.addEventListener("submit", (event) => submitUpload(page, event));
 }
 
@@ -318,6 +325,7 @@ function start() {
   wireExports(page);
   wireWindow(page);
   loadQuery(location.search);
+  showAnalysis();  // a browser may restore the menu's choice
   syncUrl();  // the address bar in the page's own order, as edits will write it
   updateExports(page);
   updateSummary(page);

@@ -14,7 +14,11 @@ export const PAIRED = { passes: ["a", "d"], errors: ["both_right", "both_wrong"]
 export const OPTION_FIELDS = ["name_a", "name_b", "alternative", "confidence_level", "alpha"];
 const DEFAULTS = { alternative: "two-sided" };
 export const UPLOAD_FIELDS = ["file_a", "file_b", "on_missing", "on_error", "run_a", "run_b", "threshold", "reduce",
-  "allow_different_tasks", "allow_different_scorers", "cluster", "cluster_method", "task_column"];
+  "allow_different_tasks", "allow_different_scorers", "cluster", "cluster_method", "task_column", "analysis",
+  "score", "filter"];
+/* The pairing options that belong to McNemar's analysis of pass/fail only (a threshold makes
+   scores pass/fail; the clustered test is McNemar's): off while the scores are compared. */
+export const PASS_FAIL_FIELDS = ["threshold", "cluster_method"];
 export const PAIRING_FIELDS = UPLOAD_FIELDS.slice(2);
 /* The decisions beyond significance: a margin and a range of practical equality, both in
    accuracy points on the page (the API takes proportions), and their companions. */
@@ -27,7 +31,7 @@ export const ALL_FIELDS = FORM_FIELDS.concat(UPLOAD_FIELDS);
 /* The controls read as text (trimmed) and as ticks. */
 const TEXT_FIELDS = COUNT_FIELDS.passes.concat(COUNT_FIELDS.errors, OPTION_FIELDS,
   ["margin", "margin_method", "rope", "prior", "run_a", "run_b", "threshold", "reduce", "cluster",
-    "cluster_method", "task_column"]);
+    "cluster_method", "task_column", "analysis", "score", "filter"]);
 const CHECKBOXES = ["equivalence", "on_missing", "on_error", "allow_different_tasks", "allow_different_scorers"];
 
 const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
@@ -252,7 +256,9 @@ export function analyzeBody(form, include = ["distribution", "display"]) {
 
 /* The text fields of an upload to /api/v1/compare, as [name, value] pairs (the files go
    first, apart). Names the user typed go; without them the server uses the names the files
-   record (and a name the page filled in from earlier files is not one the user typed). */
+   record (and a name the page filled in from earlier files is not one the user typed). The
+   analysis goes when it is not the default (auto: as mcnemar compare decides); with the
+   scores' analysis the options of pass/fail alone (PASS_FAIL_FIELDS) are off and not sent. */
 export function uploadFields(form) {
   const v = form.values;
   const out = [];
@@ -265,10 +271,12 @@ export function uploadFields(form) {
   out.push(["alternative", v.alternative]);
   if (form.checked.on_missing) out.push(["on_missing", "intersect"]);
   if (form.checked.on_error) out.push(["on_error", "fail"]);
-  for (const id of ["run_a", "run_b", "threshold", "reduce", "cluster"]) {
-    if (v[id] !== "") out.push([id, v[id]]);
+  const scores = v.analysis === "scores";
+  if (v.analysis && v.analysis !== "auto") out.push(["analysis", v.analysis]);
+  for (const id of ["run_a", "run_b", "score", "filter", "threshold", "reduce", "cluster"]) {
+    if (v[id] !== "" && !(scores && PASS_FAIL_FIELDS.includes(id))) out.push([id, v[id]]);
   }
-  out.push(["cluster_method", v.cluster_method]);
+  if (!scores) out.push(["cluster_method", v.cluster_method]);
   if (v.task_column !== "") out.push(["task_column", v.task_column]);
   for (const id of ["allow_different_tasks", "allow_different_scorers"]) {
     if (form.checked[id]) out.push([id, "true"]);
@@ -308,6 +316,12 @@ export function showDecisions() {
   byId("margin_method").disabled = noMargin;
   byId("equivalence").disabled = noMargin;
   byId("prior").disabled = byId("rope").value.trim() === "";
+}
+
+/* The pairing options of pass/fail alone are off while the scores are compared. */
+export function showAnalysis() {
+  const scores = byId("analysis").value === "scores";
+  for (const id of PASS_FAIL_FIELDS) byId(id).disabled = scores;
 }
 
 /* The address bar holds the page's state, so that a link reproduces the result. */

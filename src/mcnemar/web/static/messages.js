@@ -24,6 +24,7 @@ export function controlName(id) {
     margin: "the margin", margin_method: "the test against the margin",
     equivalence: "the equivalence test", rope: "the range of practical equality",
     prior: "the prior",
+    analysis: "the analysis", score: "the score", filter: "the filter",
     example: "the counts (by picking an example)",
   }[id] || "the inputs";
 }
@@ -32,6 +33,30 @@ export function controlName(id) {
    library's arguments and command-line flags. On the page each of those is one of the
    page's own controls: say that, and mark the control. */
 const PAGE_CONTROLS = [
+  {
+    id: "analysis",
+    pattern: /\bgive analysis\s*=\s*['"]?pass-fail['"]? with threshold\s*=\s*T to count score >= T as a pass/gi,
+    words: "choose “McNemar's test of pass/fail” under “Analysis” in Pairing options, with a “Pass threshold”",
+    note: "Choose pass/fail here, with a pass threshold, for what belongs to McNemar's analysis.",
+  },
+  {
+    id: "analysis",
+    pattern: /\banalysis\s*=\s*['"]?scores['"]?(?:\s*\(--analysis scores\))?/gi,
+    words: "the “paired comparison of the scores” (under “Analysis”)",
+    note: null,
+  },
+  {
+    id: "score",
+    pattern: /\bchoose one with score\s*=\s*NAME\b/gi,
+    words: "give its name under “Score” in Pairing options",
+    note: "Give the score to compare: one of the scorers, metrics or columns the file records.",
+  },
+  {
+    id: "filter",
+    pattern: /\bchoose one with filter\s*=\s*NAME\b/gi,
+    words: "give it under “Filter” in Pairing options",
+    note: "Give the filter to keep, one of those the file records.",
+  },
   {
     id: "on_missing",
     pattern: /\bpass on_missing\s*=\s*['"]?intersect['"]?(?:\s*\(--on-missing intersect\))?/gi,

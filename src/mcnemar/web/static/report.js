@@ -1,13 +1,15 @@
-/* Rendering of the report (mcnemar.report/1) in the results column: the verdict, the
-   pictures, the tests, the difference and the decisions beyond significance. Every number is
-   a text of the server: the report's *_text fields, or the response's "display" object. */
+/* Rendering of the report in the results column. McNemar's report (mcnemar.report/1): the
+   verdict, the pictures, the tests, the difference and the decisions beyond significance; a
+   comparison of scores (mcnemar.scores/1, mcnemar.score-tasks/1) is scores.js's. Every number
+   is a text of the server: the report's *_text fields, or the response's "display" object. */
 
 import { intervals, nullDistribution, table2x2 } from "./charts.js";
 import { $, breakable, clear, h } from "./dom.js";
 import { FORM_FIELDS } from "./form.js";
+import { renderScores, scoreKind } from "./scores.js";
 import { clearFieldErrors, setStatus, updateSummary } from "./status.js";
-import { asText, capitalize, displayed, pIs, pairText, shown } from "./text.js";
-import { renderAlignment, renderFlips, renderTasks } from "./views.js";
+import { asText, capitalize, displayed, pairText, shown } from "./text.js";
+import { renderAlignment, renderFlips, renderLists, renderTasks, showVerdict } from "./views.js";
 
 export function renderReport(page, report) {
   page.state.lastReport = report;
@@ -16,6 +18,18 @@ export function renderReport(page, report) {
   setStatus(page, "", false);
   page.els.results.classList.remove("stale");
   page.els.report.hidden = false;
+  const scores = scoreKind(report) !== null;
+  page.els.report.dataset.kind = scores ? "scores" : "pass-fail";
+  $("scores-note").hidden = !scores;
+  if (scores) {
+    page.state.charts = [];
+    renderScores(report);
+    updateSummary(page);
+    return;
+  }
+  // The cards a per-task comparison of scores does without.
+  $("pitfall-card").hidden = false;
+  $("power-card").hidden = false;
 
   const display = report.display || {};
   const names = report.names || { a: "candidate", b: "baseline" };
@@ -39,7 +53,7 @@ export function renderReport(page, report) {
       which: "the headline overall",
       conclusion: byTask.verdict,
       reason: byTask.overall && byTask.overall.reason ? "Why this overall: " + byTask.overall.reason : "",
-    }, report, display);
+    }, report.alternative, displayed(display, "alpha"));
     $("pooled-note").textContent = "Below the tasks: all " + displayed(display, "counts", "n") + " items pooled in one table " +
       "(the micro overall), with every test and interval of that table.";
   } else {
@@ -51,7 +65,7 @@ export function renderReport(page, report) {
       which: "the recommended test",
       conclusion: conclusion.text || "",
       reason: report.recommended && report.recommended.reason ? "Why this test: " + report.recommended.reason : "",
-    }, report, display);
+    }, report.alternative, displayed(display, "alpha"));
   }
 
   $("words").textContent = report.words || "";
@@ -71,33 +85,8 @@ export function renderReport(page, report) {
   renderMargin(report, display);
   renderBayes(report, names, display);
 
-  const warnings = $("warnings");
-  clear(warnings);
-  for (const w of report.warnings || []) warnings.appendChild(h("li", {}, [asText(w)]));
-  const assumptions = $("assumptions");
-  clear(assumptions);
-  for (const a of report.assumptions || []) assumptions.appendChild(h("li", {}, [asText(a)]));
+  renderLists(report.warnings, report.assumptions);
   updateSummary(page);
-}
-
-/* The verdict card: the badge, the headline in a few words, the p-value it rests on, the
-   conclusion and why this test (or this overall). */
-function showVerdict(v, report, display) {
-  const verdict = document.querySelector(".verdict");
-  verdict.classList.toggle("significant", !!v.significant);
-  verdict.classList.toggle("not-significant", !v.significant);
-  $("verdict-badge").textContent = (v.significant ? "Significant" : "Not significant") +
-    " at α = " + displayed(display, "alpha");
-  $("verdict-headline").textContent = v.headline;
-  $("conclusion").textContent = v.conclusion;
-  const headline = $("headline-p");
-  clear(headline);
-  headline.append(
-    v.test + " " + pIs(v.pText).slice(0, -v.pText.length),
-    h("strong", { id: "headline-pvalue" }, breakable(v.pText)),
-    " (" + report.alternative + ", " + v.which + ")"
-  );
-  $("reason").textContent = v.reason;
 }
 
 /* The verdict in a few words: the report's own headline (written from the same claims as

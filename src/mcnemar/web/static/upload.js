@@ -1,13 +1,15 @@
 /* The upload of two result files: checked on the page, sent to /api/v1/compare, and its
    answer put into the form (the aligned counts and the names the files record), so that
-   the link reproduces the result. Editing the inputs while the files are read cancels the
-   upload, and says so. */
+   the link reproduces the result. A comparison of scores has no counts: the counts are
+   emptied (the form says why), so that none stands beside a report it is no part of. Editing
+   the inputs while the files are read cancels the upload, and says so. */
 
 import { $ } from "./dom.js";
 import {
   COUNT_FIELDS, REQUIRED, checkDecisions, queryOf, readForm, showFraming, showNames, syncUrl, uploadFields,
 } from "./form.js";
 import { controlName } from "./messages.js";
+import { scoreKind } from "./scores.js";
 import { clearFieldErrors, revealVerdict, setStatus, showError, updateExports, uploadMessage } from "./status.js";
 
 export function cancelUpload(page, changedId) {
@@ -67,7 +69,8 @@ export async function submitUpload(page, event) {
     page.state.upload = null;
     if (ok) {
       uploadMessage(page, "Compared " + mine.names + ".", false);
-      useCounts(payload.table);
+      if (scoreKind(payload)) clearCounts();
+      else useCounts(payload.table);
       useNames(payload.names);
       page.els.report.dataset.query = queryOf(readForm(document));
       revealVerdict(page);
@@ -103,6 +106,14 @@ function useNames(names) {
     }
   }
   showNames();
+  syncUrl();
+}
+
+/* After an upload of scores, no counts: the inputs (and the URL) are emptied of them. */
+function clearCounts() {
+  $("framing-passes").checked = true;
+  showFraming();
+  for (const id of COUNT_FIELDS.passes.concat(COUNT_FIELDS.errors)) $(id).value = "";
   syncUrl();
 }
 

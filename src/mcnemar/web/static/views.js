@@ -1,10 +1,40 @@
-/* The views of an upload: the task-by-task table, the items that flipped (with their
-   search) and how the two files were paired. The numbers are the server's texts: the
-   per-task result's texts, and the response's display.tasks, display.flips and
-   display.alignment. */
+/* The views both reports share (the verdict card, the warnings and assumptions) and those of
+   an upload: the task-by-task table, the items that flipped (with their search; of scores,
+   the items each run scored higher) and how the two files were paired. The numbers are the
+   server's texts: the per-task result's texts, and the response's display.tasks,
+   display.flips and display.alignment. */
 
 import { $, breakable, clear, h } from "./dom.js";
-import { asText, displayed, shown } from "./text.js";
+import { asText, displayed, pIs, shown } from "./text.js";
+
+/* The verdict card: the badge, the headline in a few words, the p-value it rests on, the
+   conclusion and why this test (or this overall). v: { significant, headline, test, pText,
+   which, conclusion, reason }; alpha: its text as the server wrote it. */
+export function showVerdict(v, alternative, alpha) {
+  const verdict = document.querySelector(".verdict");
+  verdict.classList.toggle("significant", !!v.significant);
+  verdict.classList.toggle("not-significant", !v.significant);
+  $("verdict-badge").textContent = (v.significant ? "Significant" : "Not significant") + " at α = " + alpha;
+  $("verdict-headline").textContent = v.headline;
+  $("conclusion").textContent = v.conclusion;
+  const headline = $("headline-p");
+  clear(headline);
+  headline.append(
+    v.test + " " + pIs(v.pText).slice(0, -v.pText.length),
+    h("strong", { id: "headline-pvalue" }, breakable(v.pText)),
+    " (" + alternative + ", " + v.which + ")"
+  );
+  $("reason").textContent = v.reason;
+}
+
+/* The report's warnings and assumptions, each a line of its own. */
+export function renderLists(warnings, assumptions) {
+  for (const [id, items] of [["warnings", warnings], ["assumptions", assumptions]]) {
+    const list = $(id);
+    clear(list);
+    for (const item of items || []) list.appendChild(h("li", {}, [asText(item)]));
+  }
+}
 
 /* Files of several tasks: the per-task result (mcnemar.tasks/1) first, under the verdict
    (which states its headline): the micro and macro overall lines, the forest plot (an SVG
@@ -56,46 +86,82 @@ export function renderTasks(report, counts) {
   });
 }
 
+/* The two sides of a report's flips, in the page's words: McNemar's (a_only: A right and B
+   wrong, b_only: the reverse) or, of scores, the items each run scored higher (a_higher,
+   b_higher; each item with its difference A - B). null when the report has none. */
+export function flipSides(flips, names) {
+  if (!flips) return null;
+  if (flips.a_higher && flips.b_higher) {
+    return {
+      graded: true,
+      heading: "Items scored differently",
+      sides: [["a_higher", names.a + " scored higher", "flip-a"], ["b_higher", names.b + " scored higher", "flip-b"]],
+    };
+  }
+  if (flips.a_only && flips.b_only) {
+    return {
+      graded: false,
+      heading: "Items that flipped",
+      sides: [["a_only", names.a + " right, " + names.b + " wrong", "flip-a"], ["b_only", names.a + " wrong, " + names.b + " right", "flip-b"]],
+    };
+  }
+  return null;
+}
+
+/* A listed item's scores as the row shows them: "1, 0" (pass/fail), or with the difference
+   "0.98, 0.733333 (+0.246667)" (scores); texts of the server. */
+export function flipScores(texts, graded) {
+  const [scoreA, scoreB, diff] = texts || ["—", "—", "—"];
+  return scoreA + ", " + scoreB + (graded ? " (" + (diff || "—") + ")" : "");
+}
+
 /* The items that flipped (an upload's flips: each side's count and its first items, for one
-   task in report.flips, for several in report.tasks.flips), listed under the table; the
-   search box keeps the rows whose text holds what is typed. texts: display.flips, the
-   counts and each item's scores as the text report prints them. */
+   task in report.flips, for several in report.tasks.flips; of scores, the items each run
+   scored higher, the largest differences first), listed under the table; the search box
+   keeps the rows whose text holds what is typed. texts: display.flips, the counts and each
+   item's scores as the text report prints them. */
 export function renderFlips(report, names, texts) {
   const card = $("flips-card");
   const body = document.querySelector("#flips-table tbody");
   clear(body);
   $("flips-search").value = "";
   const flips = report.flips || (report.tasks && report.tasks.flips);
-  if (!flips || !flips.a_only || !flips.b_only) { card.hidden = true; return; }
+  const view = flipSides(flips, names);
+  if (!view) { card.hidden = true; return; }
   card.hidden = false;
   const shownFlips = texts || {};
-  const onlyA = flips.a_only, onlyB = flips.b_only;
-  $("flips-summary").textContent = names.a + " right and " + names.b + " wrong on " +
-    displayed(shownFlips, "a_only", "count") + (onlyA.count === 1 ? " item" : " items") + "; " + names.a +
-    " wrong and " + names.b + " right on " + displayed(shownFlips, "b_only", "count") + ".";
-  const items = (onlyA.items || []).concat(onlyB.items || []);
+  const [[keyA], [keyB]] = view.sides;
+  const sideA = flips[keyA], sideB = flips[keyB];
+  $("flips-heading").textContent = view.heading;
+  $("flips-summary").textContent = view.graded
+    ? names.a + " scored higher on " + displayed(shownFlips, keyA, "count") + (sideA.count === 1 ? " item" : " items") +
+      ", " + names.b + " on " + displayed(shownFlips, keyB, "count") + "; the largest differences first."
+    : names.a + " right and " + names.b + " wrong on " + displayed(shownFlips, keyA, "count") +
+      (sideA.count === 1 ? " item" : " items") + "; " + names.a + " wrong and " + names.b + " right on " +
+      displayed(shownFlips, keyB, "count") + ".";
+  $("flips-scores-head").textContent = view.graded ? "Scores A, B (A − B)" : "Scores A, B";
+  const items = (sideA.items || []).concat(sideB.items || []);
   const withContent = items.some((item) => item.content);
   $("flips-content-head").hidden = !withContent;
   const columns = withContent ? 3 : 2;
-  for (const [key, side, title, kind] of [["a_only", onlyA, names.a + " right, " + names.b + " wrong", "flip-a"],
-                                           ["b_only", onlyB, names.a + " wrong, " + names.b + " right", "flip-b"]]) {
-    body.appendChild(h("tr", { class: "flip-side" }, [
+  for (const [key, title, kind] of view.sides) {
+    const side = flips[key];
+    body.appendChild(h("tr", { class: "flip-side", "data-side": key }, [
       h("th", { scope: "rowgroup", colspan: String(columns) }, [title + " (" + displayed(shownFlips, key, "count") + ")"]),
     ]));
     const scores = (shownFlips[key] && shownFlips[key].scores) || [];
     (side.items || []).forEach((item, i) => {
-      const [scoreA, scoreB] = scores[i] || ["—", "—"];
-      body.appendChild(h("tr", { class: kind + " flip" }, [
+      body.appendChild(h("tr", { class: kind + " flip", "data-side": key }, [
         h("td", { class: "flip-id" }, [asText(item.id), item.task ? h("div", { class: "small" }, ["task " + item.task]) : null]),
-        h("td", { class: "num" }, [scoreA + ", " + scoreB]),
+        h("td", { class: "num" }, [flipScores(scores[i], view.graded)]),
         withContent ? h("td", { class: "flip-content" }, [item.content ? String(item.content) : "—"]) : null,
       ]));
     });
   }
-  const listed = (onlyA.items || []).length + (onlyB.items || []).length;
+  const listed = (sideA.items || []).length + (sideB.items || []).length;
   let note = "";
   if (flips.reason) note = "The items are not listed: " + flips.reason + ".";
-  else if (listed < onlyA.count + onlyB.count) {
+  else if (listed < sideA.count + sideB.count) {
     note = "The first " + displayed(shownFlips, "listed") + " of " + displayed(shownFlips, "total") +
       " are listed; mcnemar compare --flips-out FILE writes them all.";
   }
