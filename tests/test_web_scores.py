@@ -311,7 +311,7 @@ def _score_report(case: str, tmp_path: Path) -> tuple[Any, dict[str, Any]]:
 @pytest.mark.parametrize("case", ["inspect-closeness", "lmeval-f1", "helm-rouge_l",
                                   "promptfoo-score"])
 def test_the_display_is_the_text_reports(case: str, tmp_path: Path) -> None:
-    from mcnemar.flips import _score_text
+    from mcnemar.flips import score_text as _score_text
     from mcnemar.scores import _render
 
     report, got = _score_report(case, tmp_path)
@@ -320,8 +320,8 @@ def test_the_display_is_the_text_reports(case: str, tmp_path: Path) -> None:
     # The table of tests: each row's statistic, p-value and detail are the text report's.
     for key in vocabulary.names(vocabulary.SCORE_TESTS):
         row = shown["tests"][key]
-        assert row == {"statistic": _render._stat(report, key), "pvalue": _render._p(report, key),
-                       "detail": _render._detail(report, key)}, key
+        assert row == {"statistic": _render.statistic_text(report, key), "pvalue": _render.pvalue_text(report, key),
+                       "detail": _render.detail_text(report, key)}, key
         name = report.tests[key].name
         line = next(x for x in text.splitlines() if x.startswith((f" * {name} ", f"   {name} ")))
         assert row["statistic"] in line and f"p = {row['pvalue']}" in line, line

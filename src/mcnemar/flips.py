@@ -489,7 +489,7 @@ class Flips:
                 cells = [markdown_text(_id_text(f.id))]
                 if tasks:
                     cells.append(markdown_text(clean_name(f.task or "")))
-                cells += [_score_text(f.score_a), _score_text(f.score_b)]
+                cells += [score_text(f.score_a), score_text(f.score_b)]
                 if self.graded:
                     cells.append(_difference_text(f.difference))
                 if content:
@@ -681,7 +681,7 @@ def _id_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
-def _score_text(value: float | None) -> str:
+def score_text(value: float | None) -> str:
     return "no score" if value is None else f"{value:g}"
 
 
@@ -693,7 +693,7 @@ def _item_text(f: Flip) -> str:
     text = _id_text(f.id)
     if f.task is not None:
         text += f" ({clean_name(f.task)})"
-    text += f": score {_score_text(f.score_a)} vs {_score_text(f.score_b)}"
+    text += f": score {score_text(f.score_a)} vs {score_text(f.score_b)}"
     if f.difference is not None:
         text += f" ({_difference_text(f.difference)})"
     if f.content is not None:

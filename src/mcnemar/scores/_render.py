@@ -25,14 +25,16 @@ def _order() -> tuple[str, ...]:
     return vocabulary.names(vocabulary.SCORE_TESTS)
 
 
-def _p(rep: ScoreReport, key: str) -> str:
+def pvalue_text(rep: ScoreReport, key: str) -> str:
+    """A test's p-value as the tests table prints it ("—" when not computed)."""
     r = rep.tests[key]
     if not math.isfinite(r.pvalue):
         return "—"
     return words.pvalue_text(r.pvalue, r.log10_pvalue)
 
 
-def _stat(rep: ScoreReport, key: str) -> str:
+def statistic_text(rep: ScoreReport, key: str) -> str:
+    """A test's statistic as the tests table prints it."""
     r = rep.tests[key]
     if not math.isfinite(r.statistic) and r.convention.startswith("not computed"):
         return "not computed"
@@ -40,7 +42,8 @@ def _stat(rep: ScoreReport, key: str) -> str:
     return f"{r.statistic_name} = {value}"
 
 
-def _detail(rep: ScoreReport, key: str) -> str:
+def detail_text(rep: ScoreReport, key: str) -> str:
+    """How a test was computed, as the tests table prints it."""
     r = rep.tests[key]
     if key == "t":
         return f"df {r.df:.4g}"
@@ -82,8 +85,8 @@ def text(rep: ScoreReport) -> str:
     lines.append(f"Tests ({rep.alternative}; the recommended one is marked *):")
     for key in _order():
         mark = "*" if key == rep.recommended else " "
-        lines.append(f" {mark} {rep.tests[key].name:<38} {_stat(rep, key):<18} "
-                     f"p = {_p(rep, key):<11} {_detail(rep, key)}".rstrip())
+        lines.append(f" {mark} {rep.tests[key].name:<38} {statistic_text(rep, key):<18} "
+                     f"p = {pvalue_text(rep, key):<11} {detail_text(rep, key)}".rstrip())
     lines.append(wrap("Why: " + rep.recommendation_reason))
     lines += ["", wrap(f"Mean difference {na} - {nb}: {words.score(rep.difference, rep)} "
                         f"(SD of the differences {rep.sd_difference:.3g}, standardised "
@@ -123,7 +126,8 @@ def markdown(rep: ScoreReport) -> str:
     for key in _order():
         name = rep.tests[key].name
         name = f"**{name}** (recommended)" if key == rep.recommended else name
-        out.append(f"| {name} | {_stat(rep, key)} | {_p(rep, key)} | {_detail(rep, key)} |")
+        out.append(f"| {name} | {statistic_text(rep, key)} | {pvalue_text(rep, key)} | "
+                   f"{detail_text(rep, key)} |")
     out += ["", f"_{_md(rep.recommendation_reason)}_", "",
             f"Mean difference ({na} − {nb}): **{words.score(rep.difference, rep)}**", "",
             f"| {_pct(rep.confidence_level)} interval | limits |", "|---|---|"]
@@ -154,7 +158,7 @@ def html(rep: ScoreReport) -> str:
     na, nb = rep.names
     test = rep.tests[rep.recommended]
     rows = [("recommended test",
-             f"{test.name} ({rep.alternative}): p = {_p(rep, rep.recommended)}"),
+             f"{test.name} ({rep.alternative}): p = {pvalue_text(rep, rep.recommended)}"),
             ("items", words.counts_text(rep))]
     ci = rep.intervals.get(rep.recommended_interval)
     value = f"{words.score(rep.difference, rep)}"

@@ -262,7 +262,11 @@ class ScoreReport(Rendered):
                        "higher_b": self.higher_b},
             "binary": self.binary,
             "tests": {
-                key: {**self.tests[key].to_dict(), "recommended": key == self.recommended}
+                key: {**self.tests[key].to_dict(), "recommended": key == self.recommended,
+                      # The numbers as the tests table prints them (a page shows these).
+                      "statistic_text": render.statistic_text(self, key),
+                      "pvalue_text": render.pvalue_text(self, key),
+                      "detail_text": render.detail_text(self, key)}
                 for key in TEST_ORDER
             },
             "recommended": {"test": self.recommended, "reason": self.recommendation_reason},

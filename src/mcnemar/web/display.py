@@ -96,9 +96,9 @@ def score_text(x: Any) -> str:
     >>> score_text(1.0), score_text(0.333333333), score_text(None)
     ('1', '0.333333', 'no score')
     """
-    from mcnemar.flips import _score_text
+    from mcnemar.flips import score_text as flip_score_text
 
-    return _score_text(None if x is None else float(x))
+    return flip_score_text(None if x is None else float(x))
 
 
 def rope_text(rope: Any) -> str | None:
@@ -285,7 +285,7 @@ def score_display(report: Any, body: dict[str, Any]) -> dict[str, Any]:
         "difference": report.score_text(report.difference),
         "intervals": {key: [report.score_text(ci.low), report.score_text(ci.high)]
                       for key, ci in report.intervals.items()},
-        "tests": {key: score_test_texts(key, test) for key, test in report.tests.items()},
+        "tests": {key: score_test_texts(test) for key, test in body["tests"].items()},
         "power_level": (level_text(report.power_target)
                         if report.detectable_difference is not None else None),
         "flips": _score_flips(body.get("flips")),
@@ -293,35 +293,17 @@ def score_display(report: Any, body: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def score_test_texts(key: str, test: Any) -> dict[str, str]:
-    """A test of scores (:class:`~mcnemar.scores.ScoreTestResult`) as a row of the text
-    report's table: its statistic, its p-value ("—" when not computed) and how it was
-    computed.
+def score_test_texts(block: dict[str, Any]) -> dict[str, str]:
+    """A test of scores as a row of the text report's table: its statistic, its p-value ("—"
+    when not computed) and how it was computed, from the report's JSON block of that test
+    (its ``statistic_text``, ``pvalue_text`` and ``detail_text``).
 
-    >>> from mcnemar.scores import ScoreTestResult
-    >>> t = ScoreTestResult(test="t", name="paired t test", statistic=2.2144, pvalue=0.036984,
-    ...                     log10_pvalue=-1.432, alternative="two-sided", convention="",
-    ...                     df=23.0, statistic_name="t")
-    >>> score_test_texts("t", t)
+    >>> score_test_texts({"statistic_text": "t = 2.214", "pvalue_text": "0.03698",
+    ...                   "detail_text": "df 23"})
     {'statistic': 't = 2.214', 'pvalue': '0.03698', 'detail': 'df 23'}
     """
-    value = f"{test.statistic:.4g}" if math.isfinite(test.statistic) else "undefined"
-    finite = math.isfinite(test.pvalue)
-    if not finite:
-        p = "—"
-    elif test.pvalue == 0.0 and not math.isfinite(test.log10_pvalue):
-        p = "< 1e-300"
-    else:
-        p = format_pvalue(test.pvalue, test.log10_pvalue)
-    if key == "t":
-        detail = f"df {test.df:.4g}"
-    elif key == "permutation" and test.standard_error is not None:
-        detail = f"Monte Carlo, ± {test.standard_error:.2g}"
-    elif key in ("wilcoxon", "permutation") and finite:
-        detail = "exact" if test.exact else "normal approximation"
-    else:
-        detail = "exact" if key == "sign" else ""
-    return {"statistic": f"{test.statistic_name} = {value}", "pvalue": p, "detail": detail}
+    return {"statistic": block["statistic_text"], "pvalue": block["pvalue_text"],
+            "detail": block["detail_text"]}
 
 
 def score_tasks_display(comparison: Any, body: dict[str, Any]) -> dict[str, Any]:
