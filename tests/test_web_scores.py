@@ -320,7 +320,8 @@ def test_the_display_is_the_text_reports(case: str, tmp_path: Path) -> None:
     # The table of tests: each row's statistic, p-value and detail are the text report's.
     for key in vocabulary.names(vocabulary.SCORE_TESTS):
         row = shown["tests"][key]
-        assert row == {"statistic": _render.statistic_text(report, key), "pvalue": _render.pvalue_text(report, key),
+        assert row == {"statistic": _render.statistic_text(report, key),
+                       "pvalue": _render.pvalue_text(report, key),
                        "detail": _render.detail_text(report, key)}, key
         name = report.tests[key].name
         line = next(x for x in text.splitlines() if x.startswith((f" * {name} ", f"   {name} ")))
