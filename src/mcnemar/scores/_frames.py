@@ -52,6 +52,7 @@ from typing import Any
 
 import numpy as np
 
+from mcnemar import vocabulary
 from mcnemar._format import json_value
 from mcnemar.errors import McNemarError
 from mcnemar.inference import check_alternative, pvalues
@@ -76,7 +77,11 @@ __all__ = ["LEFT_OUT", "ScoreSums", "analyze_score_sums", "compare_score_sums", 
            "sums_of"]
 
 #: What the sums cannot give: the tests and intervals that need the items in memory.
-LEFT_OUT = ("wilcoxon", "permutation", "bootstrap", "hodges-lehmann")
+#: What sums cannot give (the rank and resampling tests and intervals need the items): every
+#: test and interval of the score report but the t and sign tests and the t interval.
+LEFT_OUT = tuple(dict.fromkeys(
+    [name for name in vocabulary.names(vocabulary.SCORE_TESTS) if name not in ("t", "sign")]
+    + [name for name in vocabulary.names(vocabulary.SCORE_INTERVALS) if name != "t"]))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -573,29 +578,31 @@ def _sum_tests(sums: ScoreSums, mean: float, se: float, df: float, groups: int |
     t, tp, tlog = _tests.t_test(arr([mean]), arr([se]), arr([df]), alt)
     _, sp, slog, _ = pvalues(arr([sums.higher_a]), arr([sums.higher_b]), "exact", alt)
     tlo, thi = _intervals.t_interval(arr([mean]), arr([se]), arr([df]), level)
-    tests = {
-        "t": ScoreTestResult(
+    made = (
+        ScoreTestResult(
             test="t", name=_label("t"), statistic=float(t[0]), statistic_name="t",
             pvalue=float(tp[0]), log10_pvalue=float(tlog[0]), alternative=alt, df=df,
             convention=("mean difference over its cluster-robust (CR1) standard error, t on "
                         f"{groups} - 1 degrees of freedom") if groups else
                        "mean difference over its standard error, t on n - 1 degrees of "
                        "freedom"),
-        "wilcoxon": ScoreTestResult(
+        ScoreTestResult(
             test="wilcoxon", name=_label("wilcoxon"), statistic=math.nan, statistic_name="V",
             pvalue=math.nan, log10_pvalue=math.nan, alternative=alt, exact=False,
             convention=_not_computed("the signed-rank test ranks", n, engine)),
-        "sign": ScoreTestResult(
+        ScoreTestResult(
             test="sign", name=_label("sign"), statistic=float(sums.higher_a),
             statistic_name="positives", pvalue=float(sp[0]), log10_pvalue=float(slog[0]),
             alternative=alt,
             convention="positive differences among the non-zero ones, Bin(n, 1/2), exact "
                        "(McNemar's exact test on 0/1 scores)"),
-        "permutation": ScoreTestResult(
+        ScoreTestResult(
             test="permutation", name=_label("permutation"), statistic=sums.sum_difference,
             statistic_name="sum", pvalue=math.nan, log10_pvalue=math.nan, alternative=alt,
             exact=False, convention=_not_computed("the sign flips resample", n, engine)),
-    }
+    )
+    # Keyed by each result's own test name, in the vocabulary's order.
+    tests = {r.test: r for r in made}
     return tests, {"t": ConfidenceInterval(float(tlo[0]), float(thi[0]))}
 
 
