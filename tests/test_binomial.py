@@ -264,3 +264,166 @@ def test_pmf_of_both_callers_to_1e_13(x: int, n: int, p: float) -> None:
     assert abs(math.expm1(float(_log_pmf(float(x), float(n), p, 1.0 - p)) - float(exact))) < 1e-13
     if p == 0.5:
         assert abs(math.expm1(float(log_pmf_half(x, n)) - float(exact))) < 1e-13
+
+
+# --------------------------------------------------------------------------------------------
+# The split routes of the many-pairs callers: the plain incomplete beta where the tail does not
+# underflow, the log-space quadrature where it does, chosen by a Hoeffding screen.
+
+
+def _tail_tolerance(n: int) -> float:
+    """Relative error allowed for a tail of Bin(n, 1/2) as a double: 1e-12, or 1.5e-16 n.
+
+    Measured against exact sums for every k of n = 1e3 ... 1e4: both routes err by up to
+    ~1.2e-16 n relative in tails from 1e-300 to 1e-20 (the incomplete beta 1.0e-12 at
+    n = 1e4 where it is used, tails of 1e-280 and more; exp of the log-space value 1.4e-12),
+    an error of the double-precision exponent of size n log 2 rather than of either method.
+    Beyond FAST_N the log-space route alone is used, and _check's bounds apply.
+    """
+    return max(1e-12, 1.5e-16 * min(n, FAST_N))
+
+
+def _switch_k(n: int) -> int:
+    """The largest k whose tail P(X <= k) is below _TINY (the plain route's floor), or -1."""
+    from mcnemar._binomial import _TINY
+
+    ks = np.arange(0, (n - 1) // 2 + 1)
+    below = np.flatnonzero(log_lower_tail_half(ks, n) < math.log(_TINY))
+    return int(below[-1]) if below.size else -1
+
+
+def _assert_close_to(got: np.ndarray, want: np.ndarray, rel: float, atol: float = 0.0) -> None:
+    """Relative closeness, with zeros and infinities required to match exactly."""
+    same = got == want
+    diff = np.abs(got - want) <= rel * np.abs(want) + atol
+    assert np.all(same | diff), (got[~(same | diff)], want[~(same | diff)])
+
+
+def _random_pairs(rng: np.random.Generator, size: int, top: int) -> tuple[np.ndarray, np.ndarray]:
+    """(b, c) counts over the whole range: even splits, D = 0, and tails far below 1e-300."""
+    n = rng.integers(0, top, size=size)
+    b = np.rint(rng.beta(0.7, 0.7, size=size) * n).astype(np.int64)
+    return b, n - b
+
+
+@pytest.mark.parametrize("top", [60, 2_000, int(FAST_N) + 2, 10**6])
+def test_split_routes_equal_the_log_space_route(top: int) -> None:
+    """The split routes against log_lower_tail_half (and so against the core's p-values)."""
+    from mcnemar._binomial import lower_tail_and_log_half, two_sided_half
+    from mcnemar.inference import pvalues
+
+    rng = np.random.default_rng(top)
+    b, c = _random_pairs(rng, 20_000, top)
+    n = b + c
+    small = np.minimum(b, c)
+    p, log_p = two_sided_half(b, n)
+    want_log = np.where(n == 0, 0.0, np.minimum(0.0, math.log(2) + log_lower_tail_half(small, n)))
+    _assert_close_to(log_p, want_log, 1e-14)
+    _assert_close_to(p, np.exp(want_log), 1e-12)
+    # The core takes exact integer tails for small tables: log10 p of a p-value that is 1 - 1
+    # ulp there may be 0 in the core (hence atol, far below 1e-12 relative in p).
+    core = pvalues(b, c, "exact", "two-sided")
+    _assert_close_to(p, core[1], 1e-12)
+    _assert_close_to(log_p / math.log(10), core[2], 1e-12, atol=1e-15)
+    for alternative, k in (("greater", c), ("less", b)):
+        tail, log_tail = lower_tail_and_log_half(k, n)
+        # In the upper half, log L = log1p(-L') is as close as L' and exp(log L') are (the
+        # round trip's |log L'| * 1e-16); in the lower half the logs are the same numbers.
+        _assert_close_to(log_tail, log_lower_tail_half(k, n), 1e-12)
+        lower = 2 * k + 1 <= n
+        np.testing.assert_array_equal(log_tail[lower], log_lower_tail_half(k, n)[lower])
+        _assert_close_to(tail, lower_tail_half(k, n), 1e-12)
+        core = pvalues(b, c, "exact", alternative)
+        _assert_close_to(tail, core[1], 1e-12)
+        _assert_close_to(log_tail / math.log(10), core[2], 1e-12, atol=1e-15)
+
+
+def test_split_routes_at_the_edges() -> None:
+    from mcnemar._binomial import lower_tail_and_log_half, two_sided_half
+
+    # D = 0 and even splits give 1; one discordant item gives 1; min(1, 2 * tail) otherwise
+    p, log_p = two_sided_half([0, 3, 5000, 0, 1, 0, 2], [0, 6, 10_000, 1, 1, 2, 5])
+    assert p.tolist() == [1.0, 1.0, 1.0, 1.0, 1.0, 0.5, 1.0]
+    assert log_p.tolist()[:5] == [0.0] * 5 and log_p[5] == pytest.approx(-math.log(2), rel=1e-15)
+    # the tails of every k of one n, both halves, against exact fractions
+    n = 41
+    ks = np.arange(-1, n + 2)
+    tail, log_tail = lower_tail_and_log_half(ks, n)
+    for k, value, log_value in zip(ks.tolist(), tail.tolist(), log_tail.tolist(), strict=True):
+        want = 0.0 if k < 0 else float(exact_lower(min(k, n), n))
+        assert value == pytest.approx(want, rel=1e-14, abs=0), k
+        assert log_value == (-math.inf if k < 0 else pytest.approx(math.log(want), rel=1e-14))
+    # a tail that underflows a double: p = 0 with a finite log
+    p, log_p = two_sided_half(0, 5000)
+    assert float(p) == 0.0 and float(log_p) == pytest.approx(-4999 * math.log(2), rel=1e-15)
+    # shapes broadcast like the other kernels'
+    assert two_sided_half(np.zeros((2, 3), int), 10)[0].shape == (2, 3)
+
+
+@pytest.mark.parametrize("n", [931, 1_000, 2_345, 5_000, int(FAST_N)])
+def test_split_routes_around_the_switch(n: int) -> None:
+    """Tails on both sides of the plain route's floor: the same routes as before, and exact."""
+    from mcnemar._binomial import _TINY, _lower_small_split, two_sided_half
+
+    k_switch = _switch_k(n)
+    assert k_switch >= 0
+    ks = np.arange(max(0, k_switch - 3), k_switch + 4)
+    nn = np.full(ks.size, n)
+    tail, log_tail, plain = _lower_small_split(ks.astype(float), nn.astype(float))
+    # plain exactly where the incomplete beta itself is at least _TINY: the routing of
+    # log_lower_tail_half, which uses the incomplete beta there and the quadrature below
+    from scipy import special
+
+    np.testing.assert_array_equal(plain, special.betainc(n - ks, ks + 1.0, 0.5) >= _TINY)
+    assert plain.any() and not plain.all()
+    p, log_p = two_sided_half(ks, nn)
+    rel = _tail_tolerance(n)
+    for k, value, log_value, t, lt in zip(ks.tolist(), p, log_p, tail, log_tail, strict=True):
+        want_log = exact_log_lower(k, n)
+        assert abs(mp.mpf(float(lt)) - want_log) <= 1e-14 * abs(want_log)
+        assert abs(mp.mpf(float(t)) - mp.exp(want_log)) <= rel * mp.exp(want_log)
+        want_p = 2 * mp.exp(want_log)
+        assert abs(mp.mpf(float(value)) - want_p) <= rel * want_p
+        assert abs(mp.mpf(float(log_value)) - mp.log(want_p)) <= 1e-14 * abs(mp.log(want_p))
+
+
+@pytest.mark.parametrize("n", [2, 77, 930, 4_321, int(FAST_N), int(FAST_N) + 1, 10**5, 10**6])
+def test_two_sided_against_mpmath(n: int) -> None:
+    """min(1, 2 P(X <= k)) from the centre to tails far below 1e-300, for D up to 1e6."""
+    from mcnemar._binomial import two_sided_half
+
+    zs = (0.0, 0.2, 1.0, 3.0, 8.0, 30.0, 100.0)
+    ks = sorted({0, 1, *(max(0, int(n / 2 - z * math.sqrt(n) / 2)) for z in zs)} - {n})
+    p, log_p = two_sided_half(ks, n)
+    for k, value, log_value in zip(ks, p.tolist(), log_p.tolist(), strict=True):
+        small = min(k, n - k)
+        if 2 * small + 1 > n:
+            assert (value, log_value) == (1.0, 0.0)
+            continue
+        # exact integer sums where they are quick, the mpmath J integral beyond
+        want_tail = exact_log_lower(small, n) if n <= 20_000 else mp_log_lower_j(small, n)
+        want_log = min(mp.mpf(0), mp.log(2) + want_tail)
+        assert abs(mp.mpf(log_value) - want_log) <= 1e-14 * max(1.0, abs(float(want_log)))
+        if want_log > -700:
+            # exp of the log beyond the plain route's range (|log p| times the log's relative
+            # error, as _check allows)
+            want = mp.exp(want_log)
+            bound = max(_tail_tolerance(n), 2e-15 * abs(float(want_log)))
+            assert abs(mp.mpf(value) - want) <= bound * want, (k, n)
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(1, int(FAST_N)), frac=st.floats(0, 0.5))
+def test_hoeffding_screen_never_drops_a_plain_tail(n: int, frac: float) -> None:
+    """The screen's bound is above the true log tail, and by the margin where the tail is
+    in the plain range: no tail the plain route handles is sent to the quadrature."""
+    from mcnemar._binomial import _LOG_TINY, _SCREEN_MARGIN, _log_hoeffding_half
+
+    k = min(int(frac * n), (n - 1) // 2)
+    if 2 * k + 1 > n:
+        return
+    bound = float(_log_hoeffding_half(np.array([float(k)]), np.array([float(n)]))[0])
+    true = float(log_lower_tail_half(k, n))
+    assert bound >= true - 1e-9 * abs(true)
+    if true >= _LOG_TINY:
+        assert bound >= _LOG_TINY - _SCREEN_MARGIN

@@ -1,7 +1,9 @@
 """What starting the package loads: ``import mcnemar`` and ``mcnemar --help`` need no numpy,
-no command's ``--help`` loads scipy or a frame library, and every public name still imports.
+no command's ``--help`` loads scipy or a frame library, the report of a small table typed as
+counts (``mcnemar test --b 17 --c 3``) loads neither, and every public name still imports.
 
-Checked in fresh interpreters (``sys.modules`` after the import), never by timing.
+Checked in fresh interpreters (``sys.modules`` after the import, or the ``-X importtime``
+listing of a whole command), never by timing.
 """
 
 from __future__ import annotations
@@ -40,6 +42,35 @@ def test_help_loads_no_heavy_library(command: str) -> None:
     assert not loaded & set(HEAVY), sorted(loaded & set(HEAVY))
     if not command:
         assert "numpy" not in loaded
+
+
+#: Modules the report of a small table must not load: scipy (its array-API layer pulls in
+#: numpy.testing, numpy.f2py and numpy.random), the frame libraries, the web stack, plotting.
+HEAVY_MODULES = (*HEAVY, "pydantic", "starlette", "uvicorn", "numpy.testing", "numpy.f2py",
+                 "numpy.random", "mcnemar.planning", "mcnemar.web", "mcnemar.io")
+
+
+def _imported_by_command(argv: list[str]) -> tuple[set[str], str]:
+    """Every module ``python -X importtime -m mcnemar ARGV`` imports, and its output."""
+    done = subprocess.run([sys.executable, "-X", "importtime", "-m", "mcnemar", *argv],
+                          capture_output=True, text=True, check=True)
+    names = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines()
+             if line.startswith("import time:") and "|" in line}
+    return names, done.stdout
+
+
+@pytest.mark.parametrize("argv", [
+    ["test", "--b", "17", "--c", "3"],
+    ["test", "--b", "17", "--c", "3", "--format", "json"],
+    ["test", "--only-a-wrong", "40", "--only-b-wrong", "24", "--alternative", "less"],
+])
+def test_report_of_small_counts_loads_no_heavy_module(argv: list[str]) -> None:
+    names, out = _imported_by_command(argv)
+    assert "mcnemar.report" in names and "numpy" in names  # the listing sees the whole run
+    heavy = sorted(n for n in names
+                   if any(n == m or n.startswith(m + ".") for m in HEAVY_MODULES))
+    assert heavy == [], heavy
+    assert "discordant" in out or "McNemar analysis" in out
 
 
 def test_every_public_name_imports() -> None:

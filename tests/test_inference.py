@@ -395,3 +395,352 @@ def test_null_distribution_against_scipy_binom(b: int, c: int) -> None:
         if abs(b - n / 2) <= 15 * sd:
             assert k[0] <= b <= k[-1] + got["step"]
         assert len(k) <= 242
+
+
+# -- the route without scipy for small tables --------------------------------------------------
+# Tables with D = b + c <= SMALL_N discordant items are computed without scipy (so that the
+# report of a small table starts fast): exact integer tails, math.erfc, Newton's method for the
+# odds-ratio limits. Each value is checked against the scipy route it replaced (forced by
+# setting SMALL_N below every table) and against mpmath or exact fractions.
+SMALL_DS = (0, 1, 2, 5, 6, 9, 24, 25, 26, 40, 63, 64)
+
+
+def _close(got: float, want: float, rtol: float, atol: float = 1e-15) -> bool:
+    """Relative agreement, or absolute for values within ``atol`` of 0 (log p of p = 1)."""
+    if math.isinf(want) or math.isnan(want):
+        return got == want or (math.isnan(want) and math.isnan(got))
+    return abs(got - want) <= max(rtol * max(abs(got), abs(want)), atol)
+
+
+def _small_tables(ds: tuple[int, ...] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Every split (b, c) of every D in ``ds`` (default: all D <= SMALL_N)."""
+    from mcnemar._binomial import SMALL_N
+
+    pairs = [(b, d - b) for d in (range(SMALL_N + 1) if ds is None else ds) for b in range(d + 1)]
+    return np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+
+
+def _scipy_route(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Send every table to the scipy route (the one every table took before the small one)."""
+    import mcnemar._binomial
+
+    monkeypatch.setattr(mcnemar._binomial, "SMALL_N", -1)
+
+
+def _exact_tail(k: int, n: int, mid: bool) -> Fraction:
+    """P(X <= k), or P(X < k) + P(X = k)/2, X ~ Bin(n, 1/2), as an exact fraction."""
+    below = sum(math.comb(n, j) for j in range(k))
+    return Fraction(2 * below + math.comb(n, k) * (1 if mid else 2), 2 ** (n + 1))
+
+
+def test_small_tails_are_the_exact_fractions_rounded() -> None:
+    import mpmath as mp
+
+    from mcnemar._binomial import SMALL_N, log_tails_half_small
+
+    for n in range(SMALL_N + 1):
+        k = np.arange(n + 1)
+        for mid in (False, True):
+            got = log_tails_half_small(k, np.full(k.size, n), mid=mid)
+            for j in range(n + 1):
+                exact = _exact_tail(j, n, mid)
+                with mp.workdps(40):
+                    want = float(mp.log(mp.mpf(exact.numerator) / exact.denominator))
+                assert _close(float(got[j]), want, 1e-15, atol=0.0), (j, n, mid)
+    # p = 1 and p = 1/2 come out exactly (and +0, not -0)
+    assert math.copysign(1.0, float(log_tails_half_small(5, 5))) == 1.0
+    assert float(log_tails_half_small(2, 5)) == math.log(0.5)
+    assert float(log_tails_half_small(3, 6, mid=True)) == math.log(0.5)
+    with pytest.raises(ValueError, match="small-n"):
+        log_tails_half_small(3, SMALL_N + 1)
+    with pytest.raises(ValueError, match="small-n"):
+        log_tails_half_small(4, 3)
+
+
+def test_small_tails_agree_with_the_incomplete_beta_route() -> None:
+    from mcnemar._binomial import (
+        SMALL_N,
+        log_lower_tail_half,
+        log_midp_tail_half,
+        log_tails_half_small,
+    )
+
+    b, c = _small_tables()
+    n = b + c
+    inner = n > 0
+    for mid, route in ((False, log_lower_tail_half), (True, log_midp_tail_half)):
+        got = log_tails_half_small(b[inner], n[inner], mid=mid)
+        want = route(b[inner], n[inner])
+        for x, y in zip(got.tolist(), want.tolist(), strict=True):
+            assert _close(x, y, 1e-13), (x, y, mid)
+    assert n.max() == SMALL_N
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_small_tables_agree_with_the_scipy_route(
+    method: str, alternative: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcnemar.inference import pvalues
+
+    b, c = _small_tables()
+    rng = np.random.default_rng(11)
+    extra_b = rng.integers(0, 65, 300)
+    b = np.concatenate([b, extra_b])
+    c = np.concatenate([c, rng.integers(0, 65 - extra_b)])  # random D <= 64
+    new = pvalues(b, c, method, alternative)
+    _scipy_route(monkeypatch)
+    old = pvalues(b, c, method, alternative)
+    np.testing.assert_array_equal(new[0], old[0])  # the statistic
+    np.testing.assert_array_equal(new[3], old[3])  # the z-score
+    for got, want in zip(new[1].tolist() + new[2].tolist(), old[1].tolist() + old[2].tolist(),
+                         strict=True):
+        assert _close(got, want, 1e-12), (got, want)
+
+
+def test_a_few_small_tables_get_the_values_of_the_table_lookup() -> None:
+    """A few tables (a report) are computed alone, many are looked up in tables of every small
+    table: the values are the same to the last bit."""
+    from mcnemar._binomial import log_tails_half_small
+    from mcnemar.inference import pvalues
+
+    b, c = _small_tables()
+    for mid in (False, True):
+        many = log_tails_half_small(b, b + c, mid=mid)
+        for i in range(0, b.size, 5):
+            assert log_tails_half_small(b[i], b[i] + c[i], mid=mid) == many[i]
+    for method in METHODS:
+        for alt in ALTERNATIVES:
+            many = pvalues(b, c, method, alt)
+            for i in range(0, b.size, 11):
+                few = pvalues(b[i : i + 3], c[i : i + 3], method, alt)
+                for got, want in zip(few, many, strict=True):
+                    np.testing.assert_array_equal(got, want[i : i + 3])
+
+
+@pytest.mark.parametrize("d", SMALL_DS)
+def test_small_tables_against_exact_fractions_and_mpmath(d: int) -> None:
+    """Both tails and every alternative of each split of D: the exact and mid-p p-values
+    against exact sums, the chi-square ones against mpmath's erfc."""
+    import mpmath as mp
+
+    b, c = _small_tables((d,))
+    for method in METHODS:
+        for alt in ALTERNATIVES:
+            r = mcnemar(PairedTable(b=b, c=c), method=method, alternative=alt)
+            for i, (x, y) in enumerate(zip(b.tolist(), c.tolist(), strict=True)):
+                if d == 0:
+                    assert r.pvalue[i] == 1.0 and r.log10_pvalue[i] == 0.0
+                    continue
+                with mp.workdps(40):
+                    if method in ("exact", "midp"):
+                        mid = method == "midp"
+                        if alt == "two-sided":
+                            want = min(1, 2 * _exact_tail(min(x, y), d, mid))
+                        else:
+                            want = _exact_tail(y if alt == "greater" else x, d, mid)
+                        want_p = mp.mpf(want.numerator) / want.denominator
+                    else:
+                        diff = x - y
+                        if method == "corrected":
+                            shift = {"two-sided": 0, "greater": -1, "less": 1}[alt]
+                            dev = max(0, abs(diff) - 1) if alt == "two-sided" else diff + shift
+                        else:
+                            dev = abs(diff) if alt == "two-sided" else diff
+                        z = mp.mpf(dev) / mp.sqrt(d)
+                        if alt == "two-sided":
+                            want_p = mp.erfc(z / mp.sqrt(2))
+                        elif alt == "greater":
+                            want_p = mp.erfc(z / mp.sqrt(2)) / 2
+                        else:
+                            want_p = mp.erfc(-z / mp.sqrt(2)) / 2
+                    want_p = min(want_p, mp.mpf(1))
+                    want_log10 = float(mp.log10(want_p))
+                assert _close(float(r.pvalue[i]), float(want_p), 1e-14), (x, y, method, alt)
+                assert _close(float(r.log10_pvalue[i]), want_log10, 1e-13), (x, y, method, alt)
+
+
+def test_log_ndtr_against_scipy_and_mpmath() -> None:
+    import mpmath as mp
+    from scipy import special
+
+    from mcnemar.inference import log_ndtr
+
+    xs = [-1e4, -500.0, -40.0, -37.6, -36.7, -26.0 * math.sqrt(2), -30.0, -8.0, -5.0, -1.0,
+          -0.999999, -0.5, -1e-8, 0.0, 1e-8, 0.5, 1.0, 3.0, 8.0, 20.0, 38.0]
+    xs += np.random.default_rng(3).uniform(-60.0, 12.0, 400).tolist()
+    for x in xs:
+        got = log_ndtr(x)
+        # scipy's erfc loses a little beyond x = 10; the small tables stay within |x| <= 8.
+        assert _close(got, float(special.log_ndtr(x)), 1e-13, atol=1e-300), x
+        with mp.workdps(50):
+            y = mp.mpf(x)
+            want = float(mp.log1p(-mp.ncdf(-y)) if x > 0 else mp.log(mp.ncdf(y)))
+        # x/sqrt 2 is rounded (as in scipy): the upper tail erfc turns that into ~x**2 ulp of
+        # log Phi beyond x = 8 (the small tables stay within |x| <= 8)
+        rtol = max(1e-14, 3e-16 * x * x) if x > 0 else 1e-14
+        assert _close(got, want, rtol, atol=1e-300), x
+
+
+def test_normal_isf_against_scipy_and_mpmath() -> None:
+    import mpmath as mp
+    from scipy import special
+
+    from mcnemar.inference import normal_isf
+
+    levels = [0.95, 0.9, 0.99, 0.8, 0.5, 0.999999, 0.955, 1e-6, 1e-12, 1.0 - 1e-15]
+    alphas = [(1.0 - level) / 2.0 for level in levels]
+    alphas += [0.5, 0.25, 0.2500000001, 0.2499999999, 1e-300, 5e-17]
+    alphas += np.random.default_rng(4).uniform(1e-9, 0.5, 300).tolist()
+    for alpha in alphas:
+        got = normal_isf(alpha)
+        assert _close(got, float(-special.ndtri(alpha)), 2e-15, atol=1e-300), alpha
+        with mp.workdps(50):
+            log_alpha = mp.log(mp.mpf(alpha))
+            want = float(mp.findroot(lambda z, t=log_alpha: mp.log(mp.ncdf(-z)) - t, got))
+        assert _close(got, want, 2e-15, atol=1e-40), alpha  # (the root at alpha = 1/2 is 0)
+    assert normal_isf(0.5) == 0.0
+    for bad in (0.0, 1e-310, 0.6, -1.0, float("nan")):
+        with pytest.raises(ValueError, match="normal_isf"):
+            normal_isf(bad)
+
+
+def test_proportion_limits_against_scipy_and_mpmath() -> None:
+    """Clopper-Pearson limits of every k out of every n <= SMALL_N against scipy's Beta
+    quantiles (and their complements), and mid-p limits on a sample against mpmath."""
+    import mpmath as mp
+    from scipy import special
+
+    from mcnemar._binomial import SMALL_N, proportion_limit_small
+
+    levels = (0.95, 0.9, 0.99, 0.5, 0.999999)
+    for level in levels:
+        alpha = (1.0 - level) / 2.0
+        for n in range(1, SMALL_N + 1):
+            for k in range(n + 1):
+                low, rest = proportion_limit_small(k, n, alpha, upper=False)
+                high, gap = proportion_limit_small(k, n, alpha, upper=True)
+                if k == 0:
+                    assert (low, rest) == (0.0, 1.0)
+                else:
+                    assert _close(low, float(special.betaincinv(k, n - k + 1, alpha)), 1e-13)
+                    assert _close(rest, float(special.betainccinv(n - k + 1, k, alpha)), 1e-13)
+                if k == n:
+                    assert (high, gap) == (1.0, 0.0)
+                else:
+                    assert _close(high, float(special.betainccinv(k + 1, n - k, alpha)), 1e-13)
+                    assert _close(gap, float(special.betaincinv(n - k, k + 1, alpha)), 1e-13)
+
+    def mp_limit(k: int, n: int, alpha: float, upper: bool, mid: bool, guess: float) -> mp.mpf:
+        terms = range(k + 1) if upper else range(k, n + 1)
+
+        def tail(p: mp.mpf) -> mp.mpf:
+            return sum(mp.binomial(n, i) * p**i * (1 - p) ** (n - i)
+                       * (mp.mpf(1) / 2 if mid and i == k else 1) for i in terms) - alpha
+
+        return mp.findroot(tail, mp.mpf(guess), tol=mp.mpf(10) ** -25)
+
+    rng = np.random.default_rng(8)
+    for _ in range(30):
+        n = int(rng.integers(1, SMALL_N + 1))
+        k = int(rng.integers(0, n + 1))
+        alpha = (1.0 - levels[int(rng.integers(0, len(levels)))]) / 2.0
+        for upper in (False, True):
+            if (k == n and upper) or (k == 0 and not upper):
+                continue
+            for mid in (False, True):
+                p, q = proportion_limit_small(k, n, alpha, upper=upper, mid=mid)
+                with mp.workdps(30):
+                    want = mp_limit(k, n, alpha, upper, mid, p)
+                    assert _close(p, float(want), 1e-14) and _close(q, float(1 - want), 1e-14)
+
+
+def _decimal_tie(p: Fraction) -> bool:
+    """p printed with 4 significant digits lies exactly half-way between two printed values."""
+    exponent = math.floor(math.log10(p))
+    return (p * Fraction(10) ** (3 - exponent)).denominator == 2
+
+
+def _tie_tables(b: np.ndarray, c: np.ndarray, alternative: str) -> set[tuple[int, int]]:
+    """Tables whose exact or mid-p p-value is a tie of its 4 printed digits: its last digit is
+    decided by the last bit of the double, on either route."""
+    ties = set()
+    for x, y in zip(b.tolist(), c.tolist(), strict=True):
+        for mid in (False, True):
+            if x + y == 0:
+                continue
+            if alternative == "two-sided":
+                p = min(Fraction(1), 2 * _exact_tail(min(x, y), x + y, mid))
+            else:
+                p = _exact_tail(y if alternative == "greater" else x, x + y, mid)
+            if _decimal_tie(p):
+                ties.add((x, y))
+    return ties
+
+
+def _compare_json(new: object, old: object, path: tuple, skip_text: bool) -> None:
+    if isinstance(new, dict):
+        assert isinstance(old, dict) and new.keys() == old.keys(), path
+        for key in new:
+            _compare_json(new[key], old[key], (*path, key), skip_text)
+    elif isinstance(new, list):
+        assert isinstance(old, list) and len(new) == len(old), path
+        for i, (x, y) in enumerate(zip(new, old, strict=True)):
+            _compare_json(x, y, (*path, i), skip_text)
+    elif isinstance(new, float) and isinstance(old, float):
+        assert _close(new, old, 1e-12), (path, new, old)
+    elif not (skip_text and isinstance(new, str)):
+        assert new == old, (path, new, old)
+
+
+@pytest.mark.parametrize("level", [0.95, 0.9, 0.99, 0.5, 0.999999, 1e-6])
+def test_small_odds_ratio_intervals_agree_with_the_scipy_route(
+    level: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every table with 1 <= D <= SMALL_N: each odds-ratio limit within 1e-12 relative."""
+    from mcnemar.report._compute import ODDS_RATIO_SHOWN, _odds_ratio_intervals
+
+    b, c = _small_tables()
+    has_or = b + c > 0
+    new = _odds_ratio_intervals(b, c, has_or, level)
+    _scipy_route(monkeypatch)
+    old = _odds_ratio_intervals(b, c, has_or, level)
+    assert tuple(new) == tuple(old) == ODDS_RATIO_SHOWN
+    for method in ODDS_RATIO_SHOWN:
+        for got, want in zip(np.concatenate(new[method]).tolist(),
+                             np.concatenate(old[method]).tolist(), strict=True):
+            assert _close(got, want, 1e-12, atol=0.0), (method, got, want)
+
+
+@pytest.mark.parametrize(("alternative", "level"), [
+    ("two-sided", 0.95), ("greater", 0.9), ("less", 0.5), ("two-sided", 0.999999),
+])
+def test_reports_of_small_tables_agree_with_the_scipy_route(
+    alternative: str, level: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole report of the tables with D in SMALL_DS and of random ones with D <= 64,
+    given as b and c or in full: every JSON number within 1e-12 relative of the scipy
+    route's, every text equal but where an exact p-value is a tie of its printed digits, and
+    but for the sign of a log10 p of 0 (p = 1 exactly: the scipy route's tail may be off by an
+    ulp)."""
+    from mcnemar import analyze_many
+
+    b, c = _small_tables(SMALL_DS)
+    rng = np.random.default_rng(12)
+    extra_b = rng.integers(0, 65, 60)
+    b = np.concatenate([b, extra_b])
+    c = np.concatenate([c, rng.integers(0, 65 - extra_b)])
+    tables = [PairedTable(b=b, c=c), PairedTable(a=b + 3, b=b, c=c, d=c * 2 + 1)]
+    ties = _tie_tables(b, c, alternative)
+    kw = {"alternative": alternative, "confidence_level": level}
+    new = [analyze_many(t, **kw) for t in tables]
+    _scipy_route(monkeypatch)
+    old = [analyze_many(t, **kw) for t in tables]
+    for new_batch, old_batch in zip(new, old, strict=True):
+        for i, (x, y) in enumerate(zip(b.tolist(), c.tolist(), strict=True)):
+            tie = (x, y) in ties
+            _compare_json(new_batch[i].to_dict(), old_batch[i].to_dict(), (x, y), tie)
+            if not tie:
+                texts = [str(r[i]).replace("log10 p = -0.0000", "log10 p = 0.0000")
+                         for r in (new_batch, old_batch)]
+                assert texts[0] == texts[1], (x, y)

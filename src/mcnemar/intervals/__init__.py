@@ -34,7 +34,9 @@ arguments; ``_api`` the typed signatures the functions share, the checks of a wh
 and the log-scale Wald interval; ``_roots`` the vectorized root finder (Python floats for a
 few problems), Wilson's limits and what the MOVER intervals start from; ``_estimates`` the
 point estimates and :func:`wilson_interval`; ``_difference``, ``_ratio``, ``_odds_ratio`` the
-intervals of each effect size and their method names.
+intervals of each effect size and their method names; ``_melded`` the exact (Fay-Lumbard)
+difference interval's tail, its quadrature and the searches for its limits; ``_beta`` the
+Beta distribution for huge parameters that interval needs from 1e9 items on.
 """
 
 # The public API, and the private names (leading _) that other modules, the tests and the

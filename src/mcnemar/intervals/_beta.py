@@ -55,7 +55,6 @@ import math
 from typing import Final
 
 import numpy as np
-from scipy import special
 
 from mcnemar._binomial import _stirlerr
 from mcnemar.intervals._result import FloatArray
@@ -103,6 +102,7 @@ def beta_cdf(a: FloatArray, b: FloatArray, u: FloatArray) -> FloatArray:
 
     ``u`` is clipped to :math:`[-x_0, 1 - x_0]`. Accurate in absolute terms to ~1e-14.
     """
+    from scipy import special
     a, b, u = np.broadcast_arrays(*(np.asarray(v, dtype=np.float64) for v in (a, b, u)))
     r = a + b
     p = a / r
@@ -185,6 +185,7 @@ def beta_quantile(a: FloatArray, b: FloatArray, prob: FloatArray) -> FloatArray:
     :math:`x_0 - c = (b - a)/((a + b)(a + b - 2))`), from the normal quantile
     :math:`u = \Phi^{-1}(p)\sqrt{x_0(1 - x_0)/(a + b + 1)}`.
     """
+    from scipy import special
     a, b, prob = np.broadcast_arrays(*(np.asarray(v, np.float64) for v in (a, b, prob)))
     r = a + b
     p = a / r

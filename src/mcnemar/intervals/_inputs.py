@@ -9,7 +9,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from mcnemar.errors import TableError
 from mcnemar.intervals._result import ConfidenceInterval
@@ -81,6 +80,7 @@ def _finish(
 
 def _z(level: FloatArray) -> FloatArray:
     """Two-sided standard normal quantile z = Phi^-1(1 - alpha/2)."""
+    from scipy import special
     if level.size > 1 and np.all(level == level[0]):
         # One level broadcast over many tables: one quantile, not one per table.
         return np.full(level.shape, -special.ndtri((1.0 - level[0]) / 2.0))

@@ -6,7 +6,6 @@ from typing import Any, Final, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from mcnemar.intervals._api import log_wald, unbounded_where
 from mcnemar.intervals._inputs import _check_method, _finish, _Limits, _prepare, _Scalar, _z
@@ -25,6 +24,7 @@ ODDS_RATIO_METHODS: Final[tuple[str, ...]] = names(ODDS_RATIO_INTERVALS)
 
 def _midp_lower(x: FloatArray, n: FloatArray, alpha: FloatArray) -> FloatArray:
     """Lower mid-p limit for a binomial proportion: P(X > x) + P(X = x)/2 = alpha."""
+    from scipy import special
     low = np.zeros_like(x)
     sel = np.flatnonzero(x > 0)
     if sel.size == 0:
@@ -52,6 +52,8 @@ def _midp_lower(x: FloatArray, n: FloatArray, alpha: FloatArray) -> FloatArray:
 
 
 def _or_exact(b: FloatArray, c: FloatArray, alpha: FloatArray) -> _Limits:
+    from scipy import special
+
     # Clopper-Pearson limits for mu = b/(b + c). mu and 1 - mu are both taken as Beta
     # quantiles (lower and upper tails) so that mu/(1 - mu) keeps its relative precision.
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -11,13 +11,18 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from mcnemar.intervals._result import FloatArray
 
 # ---------------------------------------------------------------------------------------------
 # Numerical tools
 # ---------------------------------------------------------------------------------------------
+
+# The limits of the Tango and exact intervals scale as 1/N when b and c are small (1e-13 for
+# N = 1e12, below 1e-15 for N = 2**52), so their searches stop on a tolerance relative to the
+# limit itself (the bracket's end nearer 0); this absolute part only ends a search for a limit
+# at 0 itself, far below any 1/N.
+_ROOT_ATOL = 1e-30
 
 #: f(x, idx) evaluates a function at points x for the problems with positions idx.
 _Objective = Callable[[FloatArray, NDArray[np.intp]], FloatArray]
@@ -240,6 +245,7 @@ def _normal_score_gap(p: FloatArray, target: FloatArray) -> FloatArray:
     Root finding on this scale instead of p - target sees a nearly linear function where the
     probability is a flat sigmoid, which cuts the number of (costly) evaluations by half.
     """
+    from scipy import special
     # A quadrature sum may pass 1 by a rounding error; ndtri would turn that into nan.
     return np.asarray(special.ndtri(np.clip(p, 0.0, 1.0)) - special.ndtri(target), np.float64)
 

@@ -8,20 +8,27 @@ their reports from these columns, so a table gives the same numbers alone or in 
 
 Quantities that need N (difference, ratio, unpaired test, detectable difference) are computed
 for the tables that have it and are NaN elsewhere; ``Columns`` says which tables have them.
+
+scipy is imported only where a number needs it: a table with at most
+``mcnemar._binomial.SMALL_N`` discordant items and no N (``mcnemar test --b 17 --c 3``) gets its
+tests (:func:`mcnemar.inference.pvalues`) and odds-ratio intervals
+(:func:`_odds_ratio_intervals`) without it, and the planning package is loaded only for the
+detectable difference.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
+from mcnemar import _binomial
 from mcnemar._format import clean_name
-from mcnemar.inference import METHODS, check_alternative, pvalues, unpaired_ztest
+from mcnemar.inference import METHODS, check_alternative, normal_isf, pvalues, unpaired_ztest
 from mcnemar.report._decide import decide, exact_recommended
 from mcnemar.table import _MAX_COUNT as MAX_ITEMS
 from mcnemar.validation import check_names, check_open_unit
@@ -39,6 +46,12 @@ TEST_ORDER = METHODS
 #: The interval methods the report shows, per quantity.
 RATIO_SHOWN = ("tang", "bonett-price", "wald")
 ODDS_RATIO_SHOWN = ("exact", "midp", "wilson")
+#: A small table's mid-p odds-ratio limits come from :func:`_small_odds_ratio` only while both
+#: mid-p limits of the proportion, b/D's lower one and c/D's lower one, are at most this; the
+#: search of :mod:`mcnemar.intervals` stops within 1e-13 relative of such a limit l, which
+#: l/(1 - l) magnifies by 1/(1 - l), so beyond 7/8 the two routes could differ by more than
+#: 1e-12 and the table keeps the intervals package's values.
+MIDP_SMALL_MAX = 0.875
 
 _LEVEL_EXAMPLES = {"alpha": "0.05", "confidence_level": "0.95 for 95%", "power": "0.8 for 80%"}
 
@@ -162,6 +175,8 @@ def unpaired_log10(z: FloatArray, alternative: str) -> FloatArray:
     The same tails as :func:`mcnemar.inference.unpaired_ztest`: P(Z >= z), P(Z <= z) or
     min(1, 2 P(Z >= |z|)).
     """
+    from scipy import special
+
     ln10 = math.log(10.0)
     if alternative == "greater":
         out = special.log_ndtr(-z) / ln10
@@ -199,6 +214,155 @@ def _subset_intervals(
     return out
 
 
+def _odds_ratio_intervals(
+    b: IntArray, c: IntArray, has_or: BoolArray, level: float
+) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """Each shown odds-ratio interval (``ODDS_RATIO_SHOWN``) of the tables with discordant
+    items, NaN elsewhere.
+
+    Wilson's limits need only the normal quantile, taken from
+    :func:`mcnemar.inference.normal_isf`. The Clopper-Pearson and mid-p limits of a table with
+    at most :data:`mcnemar._binomial.SMALL_N` discordant items come from
+    :func:`_small_odds_ratio`, without scipy, one solve per distinct table (and per process:
+    they are cached); the others, and mid-p limits beyond :data:`MIDP_SMALL_MAX`, from
+    :mod:`mcnemar.intervals`. Each table's route depends on that table alone, so it gets the
+    same limits alone or in a batch; the routes agree to ~1e-13 relative.
+    """
+    from mcnemar.intervals._odds_ratio import _odds_ratio_limits, _or_wilson
+
+    size = b.size
+    alpha = (1.0 - level) / 2.0
+    blocks = {m: (_nan(size), _nan(size)) for m in ODDS_RATIO_SHOWN}
+    done = {"exact": np.zeros(size, dtype=bool), "midp": np.zeros(size, dtype=bool)}
+    small = np.flatnonzero(has_or & (b + c <= _binomial.SMALL_N))
+    if small.size:
+        bs, cs = b[small], c[small]
+        n = bs + cs
+        keys = n * (n + 1) // 2 + bs
+        distinct = np.flatnonzero(np.bincount(keys))
+        lookup = np.empty((int(distinct[-1]) + 1, 5))
+        for key in distinct.tolist():
+            d = (math.isqrt(8 * key + 1) - 1) // 2  # key = d(d + 1)/2 + b with 0 <= b <= d
+            first = key - d * (d + 1) // 2
+            lookup[key] = _small_odds_ratio(first, d - first, alpha)
+        rows = lookup[keys]
+        for j, method in enumerate(("exact", "midp")):
+            low, high = blocks[method]
+            low[small], high[small] = rows[:, 2 * j], rows[:, 2 * j + 1]
+        done["exact"][small] = True
+        done["midp"][small] = rows[:, 4] > 0.0
+    for method, ok in done.items():
+        rest = has_or & ~ok
+        if rest.any():
+            low, high = blocks[method]
+            other_low, other_high = _subset_intervals(
+                _odds_ratio_limits, (method,), rest, (b, c), level
+            )[method]
+            low[rest], high[rest] = other_low[rest], other_high[rest]
+    idx = np.flatnonzero(has_or)
+    if idx.size:
+        low, high = blocks["wilson"]
+        z = np.full(idx.size, normal_isf(alpha))
+        low[idx], high[idx] = _or_wilson(b[idx].astype(np.float64), c[idx].astype(np.float64), z)
+    return blocks
+
+
+@functools.lru_cache(maxsize=4096)
+def _small_odds_ratio(b: int, c: int, alpha: float) -> tuple[float, float, float, float, float]:
+    """The Clopper-Pearson and mid-p limits of the odds ratio b/c at tail ``alpha`` for
+    b + c <= SMALL_N, without scipy: (exact low, exact high, mid-p low, mid-p high, 1.0 if the
+    mid-p limits are taken from here else 0.0; see :data:`MIDP_SMALL_MAX`).
+
+    mu = b/(b + c) has the limits of :func:`mcnemar._binomial.proportion_limit_small`, each
+    with its complement, so that mu/(1 - mu) keeps its relative precision. The mid-p limits of
+    mu are, as in :mod:`mcnemar.intervals`, the lower mid-p limits l_b of b and l_c of c:
+    (l_b/(1 - l_b), (1 - l_c)/l_c).
+    """
+    n = b + c
+    limit = _binomial.proportion_limit_small
+    mu_low, rest_low = limit(b, n, alpha, upper=False)
+    mu_high, rest_high = limit(b, n, alpha, upper=True)
+    low_b, rest_b = limit(b, n, alpha, upper=False, mid=True)
+    low_c, rest_c = limit(c, n, alpha, upper=False, mid=True)
+    return (
+        mu_low / rest_low,
+        mu_high / rest_high if rest_high > 0.0 else math.inf,
+        low_b / rest_b,
+        rest_c / low_c if low_c > 0.0 else math.inf,
+        1.0 if max(low_b, low_c) <= MIDP_SMALL_MAX else 0.0,
+    )
+
+
+def _estimates_with_n(
+    cells: tuple[IntArray, ...], has_diff: BoolArray, alternative: str
+) -> tuple[FloatArray, ...]:
+    """Difference, ratio and the unpaired test (z, p, log10 p) of the tables with N > 0, NaN
+    elsewhere."""
+    from mcnemar import intervals as iv
+
+    size = has_diff.size
+    idx = np.flatnonzero(has_diff)
+    diff, ratio = _nan(size), _nan(size)
+    uz, up, ulog = _nan(size), _nan(size), _nan(size)
+    if idx.size:
+        sub = tuple(x[idx] for x in cells)
+        diff[idx] = iv.difference_estimate(*sub)
+        ratio[idx] = iv.ratio_estimate(*sub)
+        z, p = unpaired_ztest(*sub, alternative=alternative)
+        uz[idx], up[idx] = z, p
+        ulog[idx] = unpaired_log10(np.asarray(z, dtype=np.float64), alternative)
+    return diff, ratio, uz, up, ulog
+
+
+def _detectable(
+    n: IntArray, big_d: IntArray, has_diff: BoolArray, opts: Options
+) -> tuple[FloatArray, BoolArray, BoolArray]:
+    """The detectable difference (NaN where not stated), where it uses the exact power, and
+    where N is beyond the power calculations (``Columns.too_many``).
+
+    One solve over all tables per power method. The exact power sum costs O(sqrt(D)); beyond a
+    million discordant items Connor's normal approximation agrees with it to about 3
+    significant digits.
+    """
+    detectable = _nan(n.size)
+    power_exact = big_d <= EXACT_POWER_MAX_D
+    too_many = has_diff & (big_d > 0) & (n > MAX_ITEMS)
+    wanted = has_diff & (big_d > 0) & ~too_many
+    for method, where in (("exact", wanted & power_exact), ("connor", wanted & ~power_exact)):
+        sel = np.flatnonzero(where)
+        if sel.size == 0:
+            continue
+        from mcnemar.planning import minimum_detectable_effect
+
+        mde = minimum_detectable_effect(
+            n[sel], big_d[sel] / n[sel], power=opts.power, alpha=opts.alpha,
+            alternative=opts.alternative, method=method,
+        )
+        # planning signs it (negative for "less"); the report states the size and the side.
+        detectable[sel] = np.abs(np.asarray(mde.difference, dtype=np.float64))
+    return detectable, power_exact, too_many
+
+
+def _margin_tests(
+    cells: tuple[IntArray, ...],
+    has_n: BoolArray,
+    margin: float,
+    equivalence: bool,
+    margin_method: str,
+    alpha: float,
+) -> tuple[Any, Any]:
+    """The non-inferiority (and, if asked, equivalence) test of all tables against ``margin``."""
+    from mcnemar import margin as nim
+    from mcnemar.table import PairedTable
+
+    a, b, c, d = cells
+    # A table without N gets the margin module's own error (the margin is in accuracy).
+    table = PairedTable(a=a, b=b, c=c, d=d) if has_n.all() else PairedTable(b=b, c=c)
+    ni = nim.noninferiority(table, margin, method=margin_method, alpha=alpha)
+    eq = nim.equivalence(table, margin, method=margin_method, alpha=alpha) if equivalence else None
+    return ni, eq
+
+
 def compute(
     a: IntArray,
     b: IntArray,
@@ -218,13 +382,10 @@ def compute(
     """
     from mcnemar import intervals as iv
     from mcnemar.intervals._difference import _difference_limits
-    from mcnemar.intervals._odds_ratio import _odds_ratio_limits
     from mcnemar.intervals._ratio import _ratio_limits
-    from mcnemar.planning import minimum_detectable_effect
 
     opts = options
     alt, level, alpha = opts.alternative, opts.confidence_level, opts.alpha
-    size = b.size
     a = np.where(has_n, a, 0)
     d = np.where(has_n, d, 0)
     n = a + b + c + d
@@ -237,58 +398,25 @@ def compute(
 
     # The odds ratio needs discordant items only; the rest needs N > 0.
     has_or = big_d > 0
-    odds = _nan(size)
+    odds = _nan(b.size)
     if has_or.any():
         odds[has_or] = iv.odds_ratio_estimate(b[has_or], c[has_or])
-    or_ci = _subset_intervals(_odds_ratio_limits, ODDS_RATIO_SHOWN, has_or, (b, c), level)
+    or_ci = _odds_ratio_intervals(b, c, has_or, level)
 
     has_diff = has_n & (n > 0)
     cells = (a, b, c, d)
-    idx = np.flatnonzero(has_diff)
-    diff, ratio = _nan(size), _nan(size)
-    uz, up, ulog = _nan(size), _nan(size), _nan(size)
-    if idx.size:
-        sub = tuple(x[idx] for x in cells)
-        diff[idx] = iv.difference_estimate(*sub)
-        ratio[idx] = iv.ratio_estimate(*sub)
-        z, p = unpaired_ztest(*sub, alternative=alt)
-        uz[idx], up[idx] = z, p
-        ulog[idx] = unpaired_log10(np.asarray(z, dtype=np.float64), alt)
+    diff, ratio, uz, up, ulog = _estimates_with_n(cells, has_diff, alt)
     diff_ci = _subset_intervals(_difference_limits, iv.DIFFERENCE_METHODS, has_diff, cells,
                                 level)
     ratio_ci = _subset_intervals(_ratio_limits, RATIO_SHOWN, has_diff, cells, level)
-
-    # The detectable difference: one solve over all tables per power method. The exact power
-    # sum costs O(sqrt(D)); beyond a million discordant items Connor's normal approximation
-    # agrees with it to about 3 significant digits.
-    detectable = _nan(size)
-    power_exact = big_d <= EXACT_POWER_MAX_D
-    too_many = has_diff & (big_d > 0) & (n > MAX_ITEMS)
-    wanted = has_diff & (big_d > 0) & ~too_many
-    for method, where in (("exact", wanted & power_exact), ("connor", wanted & ~power_exact)):
-        sel = np.flatnonzero(where)
-        if sel.size == 0:
-            continue
-        mde = minimum_detectable_effect(
-            n[sel], big_d[sel] / n[sel], power=opts.power, alpha=alpha, alternative=alt,
-            method=method,
-        )
-        # planning signs it (negative for "less"); the report states the size and the side.
-        detectable[sel] = np.abs(np.asarray(mde.difference, dtype=np.float64))
+    detectable, power_exact, too_many = _detectable(n, big_d, has_diff, opts)
 
     low, high = diff_ci["newcombe"]
     claims = decide(pvalue=pvalue, b=b, c=c, alpha=alpha, alternative=alt, low=low, high=high)
 
     ni = eq = None
     if margin is not None:
-        from mcnemar import margin as nim
-        from mcnemar.table import PairedTable
-
-        # A table without N gets the margin module's own error (the margin is in accuracy).
-        table = PairedTable(a=a, b=b, c=c, d=d) if has_n.all() else PairedTable(b=b, c=c)
-        ni = nim.noninferiority(table, margin, method=margin_method, alpha=alpha)
-        if equivalence:
-            eq = nim.equivalence(table, margin, method=margin_method, alpha=alpha)
+        ni, eq = _margin_tests(cells, has_n, margin, equivalence, margin_method, alpha)
 
     return Columns(
         options=opts,
