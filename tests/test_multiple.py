@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 from fractions import Fraction
 
 import numpy as np
@@ -373,6 +374,108 @@ def test_all_190_pairs_equal_core_test_pair_by_pair(
     np.testing.assert_array_equal(res.significant, res.adjusted_pvalue < 0.05)
 
 
+_RESULT_MATRICES = ("statistic", "pvalue", "log10_pvalue", "adjusted_pvalue", "ci_low",
+                    "ci_high", "significant", "a", "b", "c", "d", "difference")
+
+
+def _far_apart_runs(seed: int) -> np.ndarray:
+    """40 runs from 5% to 95% accuracy on 3,000 items: pairs from an even split to p-values
+    far below 1e-300, on both routes of the exact test and across the switch between them."""
+    return _runs(40, 3000, seed, spread=(0.05, 0.95))
+
+
+@pytest.mark.parametrize(
+    ("method", "kwargs"),
+    [("exact", {}), ("midp", {}), ("asymptotic", {}), ("corrected", {}),
+     ("exact", {"baseline": 3, "alternative": "greater"}),
+     ("exact", {"baseline": 7, "alternative": "less", "interval": "tango"})],
+)
+def test_chunks_and_threads_change_nothing(
+    method: str, kwargs: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pairs are tested chunk by chunk on a few threads: the result is the same whatever
+    the chunk size and the number of threads."""
+    x = _far_apart_runs(40)
+    whole = pairwise(x, method=method, **kwargs)  # type: ignore[arg-type]
+    monkeypatch.setattr("mcnemar.multiple._pairs._CHUNK", 97)  # 780 pairs: 9 chunks
+    monkeypatch.setattr("mcnemar.multiple._pairs._threads", lambda: 3)
+    chunked = pairwise(x, method=method, **kwargs)  # type: ignore[arg-type]
+    monkeypatch.setattr("mcnemar.multiple._pairs._threads", lambda: 1)
+    serial = pairwise(x, method=method, **kwargs)  # type: ignore[arg-type]
+    for name in _RESULT_MATRICES:
+        np.testing.assert_array_equal(getattr(chunked, name), getattr(whole, name), err_msg=name)
+        np.testing.assert_array_equal(getattr(serial, name), getattr(whole, name), err_msg=name)
+    assert chunked.cochran_q == whole.cochran_q and chunked.ranking == whole.ranking
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_small_tables_get_the_core_numbers(alternative: str, core: tuple[object, object]) -> None:
+    """Tables the core computes by its own small-table route get exactly its numbers, the
+    others the same to 1e-13 relative, in one call."""
+    from mcnemar._binomial import SMALL_N
+    from mcnemar.multiple._pairs import _test_pairs
+
+    rng = np.random.default_rng(27)
+    b, c = rng.integers(0, 90, 4000), rng.integers(0, 90, 4000)
+    got = _test_pairs(b, c, "exact", alternative)
+    want = core[1].pvalues(b, c, "exact", alternative)
+    small = b + c <= SMALL_N
+    assert 0.1 < small.mean() < 0.9
+    np.testing.assert_array_equal(got[0], want[0])
+    for ours, theirs in zip(got[1:], want[1:3], strict=True):
+        np.testing.assert_array_equal(ours[small], theirs[small])
+        np.testing.assert_allclose(ours, theirs, rtol=1e-13, atol=1e-15)
+
+
+def test_chunk_errors_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("broken test")
+
+    monkeypatch.setattr("mcnemar.multiple._pairs._CHUNK", 50)
+    monkeypatch.setattr("mcnemar.multiple._pairs._threads", lambda: 2)
+    monkeypatch.setattr("mcnemar.multiple._pairs._test_pairs", broken)
+    with pytest.raises(RuntimeError, match="broken test"):
+        pairwise(_runs(20, 100, 41))
+
+
+@pytest.mark.parametrize("alternative", ["two-sided", "greater", "less"])
+def test_exact_p_values_on_both_routes_equal_the_core_test(
+    alternative: str, core: tuple[object, object]
+) -> None:
+    """The exact p-values of pairwise (the plain incomplete beta where the tail does not
+    underflow, log space where it does) against the core test's (log space throughout), and
+    against exact fractions."""
+    x = _far_apart_runs(42)
+    base = None if alternative == "two-sided" else 0
+    res = pairwise(x, alternative=alternative, baseline=base)  # type: ignore[arg-type]
+    i, j = res.pairs[:, 0], res.pairs[:, 1]
+    table = core[0].PairedTable(a=res.a[i, j], b=res.b[i, j], c=res.c[i, j], d=res.d[i, j])
+    single = core[1].mcnemar(table, alternative=alternative)
+    p, log10_p = res.pvalue[i, j], res.log10_pvalue[i, j]
+    want_p = np.asarray(single.pvalue)
+    want_log = np.asarray(single.log10_pvalue)
+    np.testing.assert_allclose(p, want_p, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(log10_p, want_log, rtol=1e-12, atol=0)
+    np.testing.assert_array_equal(res.statistic[i, j], single.statistic)
+    if alternative == "two-sided":
+        # both routes are in use: p-values above the plain route's floor and far below it
+        assert (want_log > -200).sum() > 50 and (want_log < -300).sum() > 50
+        assert (want_p == 1.0).any()
+    # every tested pair against exact fractions (D <= 3,000: tails to ~1e-12 relative; log10
+    # p to 1e-13 relative, or 1e-12 relative in p where log10 p is near 0)
+    mpmath = pytest.importorskip("mpmath")
+    for b, c, got, got_log in zip(res.b[i, j].tolist(), res.c[i, j].tolist(), p.tolist(),
+                                  log10_p.tolist(), strict=True):
+        k = min(b, c) if alternative == "two-sided" else (c if alternative == "greater" else b)
+        total = Fraction(sum(math.comb(b + c, m) for m in range(k + 1)), 2 ** (b + c))
+        want = min(Fraction(1), 2 * total) if alternative == "two-sided" else total
+        with mpmath.workdps(40):
+            log_want = float(mpmath.log10(mpmath.mpf(want.numerator) / want.denominator))
+        assert got_log == pytest.approx(log_want, rel=1e-13, abs=1e-12 / math.log(10))
+        if want > Fraction(1, 10**300):
+            assert got == pytest.approx(float(want), rel=1e-12)
+
+
 @pytest.mark.parametrize("adjust", ["holm", "bonferroni", "bh", "none"])
 def test_adjustment_is_over_the_pairs(adjust: str, core: tuple[object, object]) -> None:
     x = _runs(6, 400, 21)
@@ -436,6 +539,15 @@ def test_baseline_one_sided(alternative: str, core: tuple[object, object]) -> No
         )
         assert res.pvalue[i, 0] == pytest.approx(single.pvalue, rel=1e-12)
         assert np.isnan(res.pvalue[0, i])  # only model-vs-baseline was tested
+
+
+def test_one_sided_with_two_models_leaves_the_reverse_untested() -> None:
+    res = pairwise(_runs(2, 300, 26), baseline=1, alternative="greater")
+    assert np.isfinite(res.pvalue[0, 1]) and np.isnan(res.pvalue[1, 0])
+    assert np.isnan(res.ci_low[1, 0]) and np.isnan(res.adjusted_pvalue[1, 0])
+    two_sided = pairwise(_runs(2, 300, 26), baseline=1)
+    assert two_sided.pvalue[1, 0] == two_sided.pvalue[0, 1]
+    assert np.isnan(np.diag(two_sided.pvalue)).all()
 
 
 def test_one_sided_without_baseline_is_refused(core: tuple[object, object]) -> None:

@@ -16,9 +16,10 @@ Contents
     (:class:`SignificanceGroups` holds them for a result).
 
 All K(K-1)/2 paired tables come from one matrix product over the correctness matrix; the tests
-and intervals for all pairs are single vectorized calls of :func:`mcnemar.inference.mcnemar`.
-No statistic loops over pairs in Python. The letter display (a graph search, computed only when
-:attr:`PairwiseResult.groups` is first read) and the JSON records (one per pair) do.
+(those of :func:`mcnemar.inference.mcnemar`) and intervals run vectorized over chunks of pairs
+that fit the caches, on a few threads for large K. No statistic loops over pairs in Python.
+The letter display (a graph search, computed only when :attr:`PairwiseResult.groups` is first
+read) and the JSON records (one per pair) do.
 
 Modules
 -------

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import math
+import os
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from mcnemar.errors import McNemarError
-from mcnemar.multiple._adjust import _ADJUST_METHODS, adjust_pvalues
+from mcnemar.multiple._adjust import _ADJUST_METHODS, _adjust
 from mcnemar.multiple._cochran import _cochran_q
 from mcnemar.multiple._result import PairwiseResult
 from mcnemar.multiple._validation import (
@@ -35,6 +39,17 @@ TestMethod = ReportedTest
 # integer matmul). Larger N switches to float64 (exact up to 2**53).
 _FLOAT32_EXACT_LIMIT = 2**24
 
+# Pairs are tested and their intervals computed this many at a time. The test and interval
+# code makes a few dozen temporary arrays per call; on all K(K-1)/2 pairs at once (500,000 for
+# K = 1,000) they spill out of the caches, and in chunks of this size the intervals run about
+# three times faster, the tests about 1.2 times. The chunks are independent, so they also run
+# on several cores at once: numpy's and scipy.special's loops release the GIL.
+_CHUNK = 32_768
+# More threads than this gain nothing on the few chunks even a large K has.
+_MAX_THREADS = 8
+
+_LN10 = math.log(10.0)
+
 
 # --------------------------------------------------------------------------------------------
 # the computation
@@ -45,13 +60,181 @@ def _pair_counts(x: npt.NDArray[np.int8]) -> tuple[IntArray, IntArray]:
     n = x.shape[1]
     dtype = np.float32 if n < _FLOAT32_EXACT_LIMIT else np.float64
     xf: npt.NDArray[np.floating[Any]] = x.astype(dtype)
-    both = np.rint(xf @ xf.T).astype(np.int64)
-    return both, x.sum(axis=1, dtype=np.int64)
+    # Every entry is an exactly represented integer (see _FLOAT32_EXACT_LIMIT), so the cast
+    # needs no rounding; the diagonal, sum of x_i * x_i over 0/1 outcomes, is each model's
+    # right count, which spares a second pass over the K x N matrix.
+    both = (xf @ xf.T).astype(np.int64)
+    return both, np.diagonal(both).copy()
 
 
 def _readonly(arr: npt.NDArray[Any]) -> npt.NDArray[Any]:
     arr.setflags(write=False)
     return arr
+
+
+def _threads() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on every platform
+        return os.cpu_count() or 1
+
+
+@contextlib.contextmanager
+def _pool(chunks: int) -> Iterator[ThreadPoolExecutor | None]:
+    """A few threads for the work on ``chunks`` chunks of pairs, or None to run it in this
+    thread (one chunk: starting threads would cost more than they save)."""
+    workers = min(chunks, _threads(), _MAX_THREADS)
+    if workers <= 1:
+        yield None
+        return
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        yield pool
+
+
+def _start(pool: ThreadPoolExecutor | None, task: Callable[[], None]) -> Callable[[], None]:
+    """Start ``task`` (at once, without a pool); return the wait for its end."""
+    if pool is None:
+        task()
+        return lambda: None
+    future = pool.submit(task)
+    return lambda: future.result()  # re-raises the task's error here
+
+
+def _test_pairs(
+    b: IntArray, c: IntArray, method: str, alternative: str
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """(statistic, pvalue, log10_pvalue) of :func:`mcnemar.inference.mcnemar` for counts b, c.
+
+    The exact test of tables with more than :data:`mcnemar._binomial.SMALL_N` discordant
+    items goes to the binomial tails directly: the same routes and conventions as
+    :func:`mcnemar.inference.pvalues` (two-sided: min(1, 2 * smaller tail); one-sided: one
+    tail, P(X >= b) = P(X <= c)), but with the plain incomplete beta value used as the p-value
+    where it does not underflow and no incomplete beta computed where it would (see
+    :func:`mcnemar._binomial.two_sided_half`): the same numbers to ~1e-13 relative, in half
+    the time. Smaller tables, which the core computes from exact integer tails, and the other
+    tests are the core's.
+    """
+    from mcnemar import _binomial
+    from mcnemar.inference import pvalues
+
+    small = b + c <= _binomial.SMALL_N
+    if method != "exact" or small.all():
+        statistic, pvalue, log10_pvalue, _ = pvalues(b, c, method, alternative)
+        return statistic, pvalue, log10_pvalue
+    bf = b.astype(np.float64)
+    cf = c.astype(np.float64)
+    if alternative == "two-sided":
+        statistic = np.minimum(bf, cf)
+        pvalue, log_p = _binomial.two_sided_half(bf, bf + cf)
+    else:
+        statistic = bf
+        pvalue, log_p = _binomial.lower_tail_and_log_half(
+            cf if alternative == "greater" else bf, bf + cf
+        )
+    log10_pvalue = log_p / _LN10
+    if small.any():
+        _, pvalue[small], log10_pvalue[small], _ = pvalues(
+            b[small], c[small], method, alternative
+        )
+    return statistic, pvalue, log10_pvalue
+
+
+def _tested_cells(
+    both: IntArray,
+    right: IntArray,
+    n: int,
+    pairs: tuple[IntArray, IntArray],
+    *,
+    method: str,
+    alternative: str,
+    adjust: str,
+    interval: str,
+    confidence_level: float,
+    side_tasks: Sequence[Callable[[], None]] = (),
+) -> dict[str, FloatArray]:
+    """The K x K matrices of the tested cells: statistic, pvalue, log10_pvalue,
+    adjusted_pvalue, ci_low and ci_high (NaN where untested).
+
+    ``pairs`` are the tested (A, B) row indices. The work runs over chunks of pairs: first the
+    tests of every chunk, then their intervals together with the multiplicity adjustment
+    (which needs every p-value, and then sorts them) and ``side_tasks``, the caller's other
+    independent work.
+    """
+    # The limits of difference_interval for counts checked here already (as the reports call
+    # them): the public function would check and broadcast every chunk's four cells again.
+    from mcnemar.intervals._difference import _difference_limits
+
+    k = both.shape[0]
+    rows, cols = pairs
+    two_sided = alternative == "two-sided"
+    # every pair, both ways round: each cell off the diagonal is written below
+    every_cell = two_sided and rows.size == k * (k - 1) // 2
+
+    def square() -> FloatArray:
+        if not every_cell:
+            return np.full((k, k), np.nan)
+        out = np.empty((k, k))
+        np.fill_diagonal(out, np.nan)
+        return out
+
+    names = ("statistic", "pvalue", "log10_pvalue", "adjusted_pvalue", "ci_low", "ci_high")
+    cells = {name: square() for name in names}
+    flat = {name: arr.reshape(-1) for name, arr in cells.items()}
+    both_flat = both.reshape(-1)
+    p = np.empty(rows.size)
+
+    def chunk(part: slice) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
+        """Flat positions of the cells and of their mirror images, and a, right_A, right_B."""
+        i, j = rows[part], cols[part]
+        upper = i * k + j
+        return upper, j * k + i, both_flat[upper], right[i], right[j]
+
+    # Swapping A and B leaves a two-sided McNemar p-value unchanged and reflects the interval
+    # for the difference through zero, so the lower triangle is filled without testing again.
+    # One-sided tests exist only against a baseline and fill the model-vs-baseline cells.
+    def fill(name: str, upper: IntArray, lower: IntArray, values: FloatArray,
+             mirror: FloatArray) -> None:
+        out = flat[name]
+        out[upper] = values
+        if two_sided:
+            out[lower] = mirror
+
+    def test(part: slice) -> Callable[[], None]:
+        def run() -> None:
+            upper, lower, a, right_a, right_b = chunk(part)
+            statistic, pvalue, log10_pvalue = _test_pairs(
+                right_a - a, right_b - a, method, alternative
+            )
+            p[part] = pvalue
+            fill("statistic", upper, lower, statistic, statistic)
+            fill("pvalue", upper, lower, pvalue, pvalue)
+            fill("log10_pvalue", upper, lower, log10_pvalue, log10_pvalue)
+        return run
+
+    def intervals(part: slice) -> Callable[[], None]:
+        def run() -> None:
+            upper, lower, a, right_a, right_b = chunk(part)
+            af = a.astype(np.float64)
+            low, high = _difference_limits(
+                interval, af, right_a - af, right_b - af, n - right_a - right_b + af,
+                np.full(af.size, confidence_level),
+            )
+            fill("ci_low", upper, lower, low, -high)
+            fill("ci_high", upper, lower, high, -low)
+        return run
+
+    parts = [slice(start, min(start + _CHUNK, rows.size)) for start in range(0, rows.size, _CHUNK)]
+    with _pool(len(parts)) as pool:
+        tests = [_start(pool, test(part)) for part in parts]
+        others = [_start(pool, task) for task in (*map(intervals, parts), *side_tasks)]
+        for wait in tests:
+            wait()
+        # in this thread, while the pool works through the intervals
+        adjusted = _adjust(p, adjust)
+        fill("adjusted_pvalue", rows * k + cols, cols * k + rows, adjusted, adjusted)
+        for wait in others:
+            wait()
+    return cells
 
 
 def pairwise(
@@ -76,10 +259,11 @@ def pairwise(
         a_{ij} = (X X^\top)_{ij}, \quad b_{ij} = r_i - a_{ij}, \quad
         c_{ij} = r_j - a_{ij}, \quad d_{ij} = N - r_i - r_j + a_{ij}.
 
-    Every pair is then tested with :func:`mcnemar.inference.mcnemar` in one vectorized call,
-    its difference in accuracy :math:`(b_{ij} - c_{ij})/N` gets a confidence interval, and the
-    p-values are adjusted over the family of comparisons: the K(K-1)/2 pairs, or the K-1
-    comparisons with ``baseline``. Cochran's Q tests all K models at once.
+    Every pair is then tested as :func:`mcnemar.inference.mcnemar` tests it, its difference in
+    accuracy :math:`(b_{ij} - c_{ij})/N` gets a confidence interval, and the p-values are
+    adjusted over the family of comparisons: the K(K-1)/2 pairs, or the K-1 comparisons with
+    ``baseline``. Cochran's Q tests all K models at once. The tests and intervals are
+    vectorized over chunks of pairs, which run on several threads for large K.
 
     Parameters
     ----------
@@ -105,8 +289,9 @@ def pairwise(
         the model is more accurate than the baseline. In the all-pairs mode a significant
         two-sided test also tells the direction.
     interval : str
-        Interval method for the difference, passed to ``confidence_interval(method=...)`` of
-        the core test result (default Newcombe's square-and-add interval).
+        Interval method for the difference, as ``method=`` of
+        :func:`mcnemar.intervals.difference_interval` (default Newcombe's square-and-add
+        interval).
 
     Returns
     -------
@@ -137,9 +322,6 @@ def pairwise(
     >>> res.groups.letters
     ('a', 'ab', 'b')
     """
-    from mcnemar.inference import mcnemar
-    from mcnemar.table import PairedTable
-
     x = _as_correctness_matrix(correct)
     k, n = x.shape
     adjust = _check_choice(adjust, "adjust", _ADJUST_METHODS)  # type: ignore[assignment]
@@ -161,70 +343,53 @@ def pairwise(
         )
 
     both, right = _pair_counts(x)
-    only_row = right[:, None] - both
-    only_col = right[None, :] - both
-    neither = n - right[:, None] - right[None, :] + both
     accuracy = right / n
-    difference = accuracy[:, None] - accuracy[None, :]
-
     if base is None:
         iu, ju = np.triu_indices(k, 1)
     else:
         ju = np.full(k - 1, base, dtype=np.int64)
         iu = np.delete(np.arange(k, dtype=np.int64), base)
-    upper = iu * k + ju  # flat positions of the tested cells, and of their mirror images
-    lower = ju * k + iu
-    table = PairedTable(
-        a=both.take(upper), b=only_row.take(upper), c=only_col.take(upper),
-        d=neither.take(upper),
+
+    # The other cells and the column sums of Cochran's Q: independent of the tests, so they
+    # run on the threads beside the intervals.
+    counts: dict[str, npt.NDArray[Any]] = {}
+
+    def other_cells() -> None:
+        counts["b"] = right[:, None] - both
+        counts["c"] = right[None, :] - both
+        counts["d"] = n - right[:, None] - right[None, :] + both
+        counts["difference"] = accuracy[:, None] - accuracy[None, :]
+
+    def per_item() -> None:
+        counts["per_item"] = x.sum(axis=0, dtype=np.int64)
+
+    cells = _tested_cells(
+        both, right, n, (iu, ju), method=method, alternative=alternative, adjust=adjust,
+        interval=interval, confidence_level=confidence_level, side_tasks=(other_cells, per_item),
     )
-    res = mcnemar(table, method=method, alternative=alternative)
-    ci = res.confidence_interval(confidence_level=confidence_level, method=interval)
-    p = np.asarray(res.pvalue, dtype=np.float64).reshape(-1)
-    adjusted = adjust_pvalues(p, adjust)
-
-    def square(values: npt.ArrayLike, mirror: npt.ArrayLike | None) -> FloatArray:
-        out = np.full(k * k, np.nan)
-        out[upper] = np.asarray(values, dtype=np.float64).reshape(-1)
-        if mirror is not None:
-            out[lower] = np.asarray(mirror, dtype=np.float64).reshape(-1)
-        return out.reshape(k, k)
-
-    # Swapping A and B leaves a two-sided McNemar p-value unchanged and reflects the interval
-    # for the difference through zero, so the lower triangle is filled without testing again.
-    # One-sided tests exist only against a baseline and fill the model-vs-baseline cells.
-    two_sided = alternative == "two-sided"
-    pvalue = square(p, p if two_sided else None)
-    adjusted_m = square(adjusted, adjusted if two_sided else None)
-    log10_p = square(res.log10_pvalue, res.log10_pvalue if two_sided else None)
-    statistic = square(res.statistic, res.statistic if two_sided else None)
-    low = np.asarray(ci.low, dtype=np.float64).reshape(-1)
-    high = np.asarray(ci.high, dtype=np.float64).reshape(-1)
-    ci_low = square(low, -high if two_sided else None)
-    ci_high = square(high, -low if two_sided else None)
     with np.errstate(invalid="ignore"):
-        significant = adjusted_m < alpha
+        significant = cells["adjusted_pvalue"] < alpha
 
     order = np.argsort(-right, kind="stable")
-    cq = _cochran_q(right, x.sum(axis=0, dtype=np.int64), (k, n))
+    cq = _cochran_q(right, counts["per_item"], (k, n))
     return PairwiseResult(
         names=model_names,
         n=int(n),
         correct=_readonly(right),
         accuracy=_readonly(accuracy),
         a=_readonly(both),
-        b=_readonly(only_row),
-        c=_readonly(only_col),
-        d=_readonly(neither),
-        difference=_readonly(difference),
-        statistic=_readonly(statistic),
-        pvalue=_readonly(pvalue),
-        log10_pvalue=_readonly(log10_p),
-        adjusted_pvalue=_readonly(adjusted_m),
-        ci_low=_readonly(ci_low),
-        ci_high=_readonly(ci_high),
+        b=_readonly(counts["b"]),
+        c=_readonly(counts["c"]),
+        d=_readonly(counts["d"]),
+        difference=_readonly(counts["difference"]),
+        statistic=_readonly(cells["statistic"]),
+        pvalue=_readonly(cells["pvalue"]),
+        log10_pvalue=_readonly(cells["log10_pvalue"]),
+        adjusted_pvalue=_readonly(cells["adjusted_pvalue"]),
+        ci_low=_readonly(cells["ci_low"]),
+        ci_high=_readonly(cells["ci_high"]),
         significant=_readonly(significant),
-        pairs=_readonly(np.stack([iu, ju], axis=1).astype(np.int64)),
+        pairs=_readonly(np.stack([iu, ju], axis=1).astype(np.int64, copy=False)),
         ranking=tuple(int(m) for m in order),
         cochran_q=cq,
         baseline=base,

@@ -65,14 +65,19 @@ def _as_correctness_matrix(correct: Any, argname: str = "correct") -> npt.NDArra
                 f"{arg} has a missing value (NaN) for model {i}, item {j}; every model "
                 "needs a 0/1 outcome on every item (align the runs first)"
             )
-    bad = (x != 0) & (x != 1)
+    if x.dtype.kind in "iu":
+        # one comparison instead of two: seen as unsigned, a negative value is above 1 too
+        bad = x.view(x.dtype.str.replace("i", "u")) > 1
+    else:
+        bad = (x != 0) & (x != 1)
     if bad.any():
         i, j = np.argwhere(bad)[0]
         raise McNemarError(
             f"{arg} must hold only 0 and 1 (or True/False); got {x[i, j].item()!r} for "
             f"model {i}, item {j}"
         )
-    return x.astype(np.int8)
+    # read only by the callers, so an int8 input need not be copied
+    return x.astype(np.int8, copy=False)
 
 
 # The checks of mcnemar.validation, under the names the many-model modules use.
