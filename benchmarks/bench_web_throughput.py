@@ -23,6 +23,13 @@ Run on demand (not in CI)::
 
 Target (issue: whole eval suites): at least 300 uncached requests per second with
 ``--workers 2`` on the 2-core machine.
+
+The anchor (``--anchor``, on by default): a bare FastAPI app under uvicorn with the same number
+of workers, answering the same requests with one fixed JSON body of the size of a real
+report (a report of a page-sized table, captured once), measured by the same client in the
+same run. The ratio mcnemar / anchor is the share of a plain JSON endpoint's throughput that
+the calculator keeps while it computes every report (speed issue: at least 0.5 with 2
+workers).
 """
 
 from __future__ import annotations
@@ -36,12 +43,77 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 from mcnemar.web._process import served
 
 TARGET = 300.0
+#: mcnemar's requests per second over the bare app's, with 2 workers (the speed issue's goal).
+ANCHOR_TARGET = 0.5
+
+
+def fixed_body() -> bytes:
+    """A real report response of a page-sized table (what the anchor app answers)."""
+    from fastapi.testclient import TestClient
+
+    from mcnemar.web import create_app
+
+    body = page_bodies(1, 7, 300)[0]
+    with TestClient(create_app()) as http_client:
+        response = http_client.post("/api/v1/analyze", content=body,
+                                    headers={"content-type": "application/json"})
+    response.raise_for_status()
+    return response.content
+
+
+def anchor_app() -> Any:
+    """The bare app: FastAPI, one POST route, one fixed body (uvicorn's factory)."""
+    from fastapi import FastAPI, Request, Response
+
+    body = Path(os.environ["MCNEMAR_ANCHOR_BODY"]).read_bytes()
+    app = FastAPI()
+
+    async def analyze(request: Request) -> Response:
+        await request.body()
+        return Response(body, media_type="application/json")
+
+    # The module's annotations are strings; FastAPI needs the classes of a local function's.
+    analyze.__annotations__ = {"request": Request, "return": Response}
+    app.post("/api/v1/analyze")(analyze)
+    return app
+
+
+def measure_anchor(workers: int, args: argparse.Namespace, body_path: Path) -> dict[str, Any]:
+    """The same client against the bare app with ``workers`` uvicorn workers."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    env = {**os.environ, "MCNEMAR_ANCHOR_BODY": str(body_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "--factory", "bench_web_throughput:anchor_app",
+         "--app-dir", str(Path(__file__).parent), "--host", "127.0.0.1", "--port", str(port),
+         "--workers", str(workers), "--log-level", "warning"], env=env)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 30
+        while True:
+            try:
+                http.client.HTTPConnection("127.0.0.1", port, timeout=1).connect()
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.2)
+        run_client(url, args.connections, 2.0, args.seed + 1000, args.max_discordant)
+        result = run_client(url, args.connections, args.duration, args.seed, args.max_discordant)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    return {"workers": workers, "connections": args.connections, "anchor": True, **result}
 
 
 def page_bodies(count: int, seed: int, max_discordant: int) -> list[bytes]:
@@ -186,6 +258,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-discordant", type=int, default=300,
                         help="b and c are drawn from 0..this (default 300)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--no-anchor", dest="anchor", action="store_false",
+                        help="skip the bare FastAPI app measured beside the server")
     parser.add_argument("--client", metavar="URL", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.client:
@@ -193,8 +267,16 @@ def main(argv: list[str] | None = None) -> int:
                                 args.max_discordant)))
         return 0
     results = [measure(w, args) for w in (args.workers or [1, 2])]
+    anchors: list[dict[str, Any]] = []
+    if args.anchor:
+        import tempfile
+
+        with tempfile.TemporaryDirectory() as tmp:
+            body_path = Path(tmp) / "body.json"
+            body_path.write_bytes(fixed_body())
+            anchors = [measure_anchor(w, args, body_path) for w in (args.workers or [1, 2])]
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps({"mcnemar": results, "anchor": anchors}, indent=2))
     else:
         print(f"POST /api/v1/analyze, uncached random tables as the page sends them, "
               f"{args.connections} kept-alive connections, {args.duration:g} s per run, "
@@ -224,7 +306,18 @@ def main(argv: list[str] | None = None) -> int:
             verdict = "meets" if best["requests_per_second"] >= TARGET else "misses"
             print(f"--workers 2: {best['requests_per_second']} requests/s {verdict} the target "
                   f"of {TARGET:g}")
-    failed = [r for r in results if r["failures"]]
+        for r in results:
+            anchor = next((x for x in anchors if x["workers"] == r["workers"]), None)
+            if anchor is None or not anchor["requests_per_second"]:
+                continue
+            ratio = r["requests_per_second"] / anchor["requests_per_second"]
+            goal = "" if r["workers"] != 2 else (
+                f" ({'meets' if ratio >= ANCHOR_TARGET else 'misses'} the goal of "
+                f">= {ANCHOR_TARGET:g})")
+            print(f"workers {r['workers']}: bare FastAPI app with a fixed body "
+                  f"{anchor['requests_per_second']} requests/s; mcnemar / bare = "
+                  f"{ratio:.2f}{goal}")
+    failed = [r for r in results + anchors if r["failures"]]
     for r in failed:
         print(f"workers {r['workers']}: {r['failures']} failures, first: {r['first_failure']}",
               file=sys.stderr)
