@@ -491,7 +491,7 @@ class Flips:
                     cells.append(markdown_text(clean_name(f.task or "")))
                 cells += [score_text(f.score_a), score_text(f.score_b)]
                 if self.graded:
-                    cells.append(_difference_text(f.difference))
+                    cells.append(difference_text(f.difference))
                 if content:
                     cells.append(markdown_text(_excerpt(f.content or "")))
                 out.append("| " + " | ".join(cells) + " |")
@@ -685,7 +685,7 @@ def score_text(value: float | None) -> str:
     return "no score" if value is None else f"{value:g}"
 
 
-def _difference_text(value: float | None) -> str:
+def difference_text(value: float | None) -> str:
     return "" if value is None else f"{value:+g}"
 
 
@@ -695,7 +695,7 @@ def _item_text(f: Flip) -> str:
         text += f" ({clean_name(f.task)})"
     text += f": score {score_text(f.score_a)} vs {score_text(f.score_b)}"
     if f.difference is not None:
-        text += f" ({_difference_text(f.difference)})"
+        text += f" ({difference_text(f.difference)})"
     if f.content is not None:
         text += f"; {_excerpt(f.content)}"
     return clean_name(text)

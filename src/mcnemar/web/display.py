@@ -203,12 +203,17 @@ def _distribution(dist: Any) -> dict[str, Any] | None:
     }
 
 
-def _flips(flips: Any) -> dict[str, Any] | None:
-    if not isinstance(flips, dict) or not flips.get("a_only") or not flips.get("b_only"):
+def _flips(flips: Any, sides: tuple[str, str] = ("a_only", "b_only")) -> dict[str, Any] | None:
+    """The counts and each listed item's scores of the flips (``sides`` of the JSON: the
+    pass/fail flips, or the score report's ``a_higher``/``b_higher``, whose items also carry
+    their difference), as the text report's list prints them (``mcnemar.flips``)."""
+    from mcnemar.flips import difference_text
+
+    if not isinstance(flips, dict) or not all(flips.get(side) for side in sides):
         return None
     out: dict[str, Any] = {}
     listed = total = 0
-    for side in ("a_only", "b_only"):
+    for side in sides:
         items = flips[side].get("items") or []
         count = int(flips[side].get("count") or 0)
         listed += len(items)
@@ -216,6 +221,7 @@ def _flips(flips: Any) -> dict[str, Any] | None:
         out[side] = {
             "count": count_text(count),
             "scores": [[score_text(item.get("score_a")), score_text(item.get("score_b"))]
+                       + ([difference_text(item["difference"])] if "difference" in item else [])
                        for item in items],
         }
     out["listed"] = count_text(listed)
@@ -360,24 +366,5 @@ def _p_against_alpha(p: float, log10_p: float, alpha: float) -> str:
 
 
 def _score_flips(flips: Any) -> dict[str, Any] | None:
-    """The counts and each listed item's scores and difference of the items scored
-    differently, as the text report's list prints them (``mcnemar.flips``)."""
-    from mcnemar.flips import _difference_text
-
-    if not isinstance(flips, dict) or not flips.get("a_higher") or not flips.get("b_higher"):
-        return None
-    out: dict[str, Any] = {}
-    listed = total = 0
-    for side in ("a_higher", "b_higher"):
-        items = flips[side].get("items") or []
-        count = int(flips[side].get("count") or 0)
-        listed += len(items)
-        total += count
-        out[side] = {
-            "count": count_text(count),
-            "scores": [[score_text(item.get("score_a")), score_text(item.get("score_b")),
-                        _difference_text(item.get("difference"))] for item in items],
-        }
-    out["listed"] = count_text(listed)
-    out["total"] = count_text(total)
-    return out
+    """The items scored differently (the score report's ``flips``), as :func:`_flips`."""
+    return _flips(flips, ("a_higher", "b_higher"))
