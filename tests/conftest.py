@@ -128,3 +128,27 @@ def pytest_runtest_makereport(
 ) -> Generator[None, Any, None]:
     outcome: Any = yield
     _rewrite(outcome.get_result(), str(item.path))
+
+
+# One local Spark session per test process, shared by the modules that run PySpark (it takes
+# seconds to start).
+@pytest.fixture(scope="session")
+def spark() -> Generator[Any, None, None]:
+    pytest.importorskip("pyspark")
+    import warnings
+
+    from pyspark.sql import SparkSession
+
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("mcnemar-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.driver.memory", "1g")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -9,7 +9,6 @@ with the items of run B in another order, so the join cannot rely on row order.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,26 +91,6 @@ def test_dask_on_a_local_cluster(dataset: tuple[Path, Any]) -> None:
         table, summary = table_from_frames(fa, fb, id="item", score="ok")
     assert cells(table) == truth
     assert summary.engine == "dask"
-
-
-@pytest.fixture(scope="session")
-def spark() -> Iterator[Any]:
-    pytest.importorskip("pyspark")
-    from pyspark.sql import SparkSession
-
-    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("mcnemar-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.mark.spark

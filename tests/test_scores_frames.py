@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -439,26 +439,6 @@ def test_dask(scores: Any) -> None:
                           dd.from_pandas(frame_b, npartitions=2), id="id", score="score")
     assert sums.engine == "dask"
     assert_same(analyze_score_sums(sums), analyze_scores(a, b, n_resamples=200, random_state=0))
-
-
-@pytest.fixture(scope="module")
-def spark() -> Iterator[Any]:
-    pytest.importorskip("pyspark")
-    from pyspark.sql import SparkSession
-
-    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-    session = (
-        SparkSession.builder.master("local[2]")
-        .appName("mcnemar-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.ui.showConsoleProgress", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.driver.memory", "1g")
-        .getOrCreate()
-    )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 @pytest.mark.spark
