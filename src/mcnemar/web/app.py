@@ -211,6 +211,13 @@ def _version() -> str:
         return ""
 
 
+#: What a compute worker imports before it takes jobs: the report imports scipy, the planning
+#: and the margin and Bayes modules only when a table needs them (so that the command line
+#: starts fast), and a first request must not pay for those imports inside its time budget.
+_WARM = ("mcnemar.web.app", "mcnemar.report", "scipy.special", "mcnemar.planning",
+         "mcnemar.margin", "mcnemar.bayes", "mcnemar.intervals")
+
+
 class _ResponseCache:
     """A small thread-safe LRU of response bodies, keyed by the validated request.
 
@@ -334,8 +341,7 @@ def create_app(
     budget = float(compute_timeout)
     # The analyses compute in worker processes (started with the application, stopped with
     # it), or in the server's threads.
-    pool = (ComputePool(compute_processes, budget, warm=("mcnemar.web.app", "mcnemar.report"))
-            if compute_processes else None)
+    pool = (ComputePool(compute_processes, budget, warm=_WARM) if compute_processes else None)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> AsyncIterator[None]:
