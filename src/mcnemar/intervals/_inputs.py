@@ -4,6 +4,7 @@ functions, and the normal quantile of a confidence level.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -81,10 +82,17 @@ def _finish(
 def _z(level: FloatArray) -> FloatArray:
     """Two-sided standard normal quantile z = Phi^-1(1 - alpha/2)."""
     from scipy import special
-    if level.size > 1 and np.all(level == level[0]):
+    if level.size == 1 or (level.size > 1 and np.all(level == level[0])):
         # One level broadcast over many tables: one quantile, not one per table.
-        return np.full(level.shape, -special.ndtri((1.0 - level[0]) / 2.0))
+        return np.full(level.shape, _z_of(float(level.flat[0])))
     return np.asarray(-special.ndtri((1.0 - level) / 2.0), dtype=np.float64)
+
+
+@functools.lru_cache(maxsize=64)
+def _z_of(level: float) -> float:
+    """:func:`_z` of one level (a report asks for the same few levels again and again)."""
+    from scipy import special
+    return float(-special.ndtri((1.0 - np.float64(level)) / 2.0))
 
 
 _Limits = tuple[FloatArray, FloatArray]

@@ -644,7 +644,8 @@ class _MeldedSearch:
         with np.errstate(divide="ignore", invalid="ignore"):
             at_delta = np.exp(_beta_log_pdf(np.abs(delta), t_alpha, t_beta, self.log_norm[i]))
         slope -= np.where(negative, at_delta, 0.0)
-        return tail, np.nan_to_num(slope)
+        # (nan_to_num only where needed: it costs more than the check on small arrays)
+        return tail, slope if np.isfinite(slope).all() else np.nan_to_num(slope)
 
 
 def _melded_newton(

@@ -12,7 +12,11 @@ from mcnemar.intervals._inputs import _DifferenceMethod, _Limits, _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _find_root_from,
+    _float_divide,
+    _float_maximum,
+    _float_sqrt,
     _larger_quadratic_root,
+    _larger_quadratic_root_float,
     _paired_correlation,
     _paired_wilson,
     _wilson,
@@ -52,6 +56,17 @@ def _tang_statistic(
         return np.asarray(((a + b) - (a + c) * phi0) / np.sqrt(variance), dtype=np.float64)
 
 
+def _tang_statistic_float(phi0: float, a: float, b: float, c: float, n: float) -> float:
+    """:func:`_tang_statistic` on Python floats, with the same operations."""
+    p21 = _larger_quadratic_root_float(
+        n * (1.0 + phi0),
+        (a + c) * phi0 * phi0 - (a + b + 2.0 * c),
+        _float_divide(c * (1.0 - phi0) * (a + b + c), n),
+    )
+    variance = _float_maximum(n * (1.0 + phi0) * p21 + (a + b + c) * (phi0 - 1.0), 0.0)
+    return _float_divide((a + b) - (a + c) * phi0, _float_sqrt(variance))
+
+
 def _tang_limit(
     a: FloatArray,
     b: FloatArray,
@@ -70,6 +85,15 @@ def _tang_limit(
         # Lower limit: T(phi) - z, positive below the root; upper: -(T(phi) + z), likewise.
         t = _tang_statistic(np.exp(s), a[idx], b[idx], c[idx], n[idx])
         return np.asarray(sign[idx] * t - z[idx], dtype=np.float64)
+
+    fa, fb, fc, fn, fz, fsign = (v.tolist() for v in (a, b, c, n, z, sign))
+
+    def excess_floats(xs: list[float], positions: list[int]) -> list[float]:
+        phis = np.exp(np.array(xs)).tolist()
+        return [
+            fsign[i] * _tang_statistic_float(phi, fa[i], fb[i], fc[i], fn[i]) - fz[i]
+            for phi, i in zip(phis, positions, strict=True)
+        ]
 
     centre = np.log(estimate)
     near, f_near = centre.copy(), -z.copy()
@@ -104,7 +128,8 @@ def _tang_limit(
         near[missed[between]] = probe[missed[between]]
         f_near[missed[between]] = f_probe[f_probe <= 0][between]
     found = f_far > 0
-    root = _find_root_from(excess, far, near, f_far, f_near, lower, atol=1e-14)
+    root = _find_root_from(excess, far, near, f_far, f_near, lower, atol=1e-14,
+                           f_floats=excess_floats)
     limit = np.exp(root)
     limit[~found] = np.where(lower, 0.0, np.inf)[~found]
     return np.asarray(limit, dtype=np.float64)

@@ -26,6 +26,8 @@ _ROOT_ATOL = 1e-30
 
 #: f(x, idx) evaluates a function at points x for the problems with positions idx.
 _Objective = Callable[[FloatArray, NDArray[np.intp]], FloatArray]
+#: The same function on Python floats: f(xs, positions), one value per point.
+_FloatObjective = Callable[[list[float], list[int]], list[float]]
 
 
 def _find_root(
@@ -39,6 +41,7 @@ def _find_root(
     rtol: float = 4e-16,
     maxiter: int = 400,
     nearer: bool = False,
+    f_floats: _FloatObjective | None = None,
 ) -> FloatArray:
     """Solve f(x) = 0 for many independent brackets at once.
 
@@ -55,6 +58,9 @@ def _find_root(
     is the smaller one, and 0 while the bracket holds 0: the tolerance is then relative to the
     root itself even when the bracket is still far wider than the root (a limit of 1e-14 in
     a bracket reaching to -1), so a tiny ``atol`` leaves every root ``rtol``-accurate.
+
+    ``f_floats``, if given, is ``f`` on Python floats with the same operations in the same
+    order (so the same values); the iteration for a few problems calls it instead of ``f``.
     """
     result = np.where(f_lo == 0, lo, np.where(f_hi == 0, hi, 0.5 * (lo + hi)))
     tight = np.abs(hi - lo) <= atol + rtol * _scale(lo, hi, nearer)
@@ -65,7 +71,7 @@ def _find_root(
         # once per step for all of them.
         result[idx] = _find_few_roots(
             f, idx, lo[idx].tolist(), hi[idx].tolist(), f_lo[idx].tolist(), f_hi[idx].tolist(),
-            atol=atol, rtol=rtol, maxiter=maxiter, nearer=nearer,
+            atol=atol, rtol=rtol, maxiter=maxiter, nearer=nearer, f_floats=f_floats,
         )
         return result
     a, b = lo[idx].copy(), hi[idx].copy()
@@ -155,11 +161,13 @@ def _find_few_roots(
     rtol: float,
     maxiter: int,
     nearer: bool,
+    f_floats: _FloatObjective | None = None,
 ) -> list[float]:
     """The iteration of :func:`_find_root` for a few problems: the same IEEE operations in the
     same order on Python floats, problem by problem, so the same roots (the tests compare the
     two); ``f`` is called once per step for the problems still running."""
     k = len(a)
+    positions = idx.tolist()
     widths = [(math.inf, math.inf, math.inf)] * k
     active = list(range(k))
     for _ in range(maxiter):
@@ -179,7 +187,11 @@ def _find_few_roots(
             x = 0.5 * (a[i] + b[i]) if bisect else secant
             x = min(max(x, left + tol), right - tol) if width > 4.0 * tol else 0.5 * (a[i] + b[i])
             steps.append((x, bisect, width, tol))
-        values = f(np.array([step[0] for step in steps]), idx[active]).tolist()
+        points = [step[0] for step in steps]
+        if f_floats is not None:
+            values = f_floats(points, [positions[i] for i in active])
+        else:
+            values = f(np.array(points), idx[active]).tolist()
         still = []
         for i, (x, bisect, width, tol), fx in zip(active, steps, values, strict=True):
             if (math.copysign(1.0, fx) < 0) != (math.copysign(1.0, fb[i]) < 0):
@@ -201,14 +213,46 @@ def _larger_quadratic_root(qa: FloatArray, qb: FloatArray, qc: FloatArray) -> Fl
         return np.where(qb <= 0, (root - qb) / (2.0 * qa), -2.0 * qc / (qb + root))
 
 
+def _float_divide(x: float, y: float) -> float:
+    """x/y on Python floats as numpy gives it: x/0 is an infinity of the quotient's sign, or
+    nan for 0/0 and nan/0."""
+    try:
+        return x / y
+    except ZeroDivisionError:
+        if x == 0 or math.isnan(x):
+            return math.nan
+        return math.copysign(math.inf, x) * math.copysign(1.0, y)
+
+
+def _float_sqrt(x: float) -> float:
+    """np.sqrt on a Python float: nan below 0."""
+    return math.sqrt(x) if x >= 0 else math.nan
+
+
+def _float_maximum(x: float, y: float) -> float:
+    """np.maximum on Python floats: nan if either is nan."""
+    if math.isnan(x) or math.isnan(y):
+        return math.nan
+    return x if x > y else y
+
+
+def _larger_quadratic_root_float(qa: float, qb: float, qc: float) -> float:
+    """:func:`_larger_quadratic_root` on Python floats, with the same operations."""
+    root = _float_sqrt(_float_maximum(qb * qb - 4.0 * qa * qc, 0.0))
+    if qb <= 0:
+        return _float_divide(root - qb, 2.0 * qa)
+    return _float_divide(-2.0 * qc, qb + root)
+
+
 def _wilson(x: FloatArray, n: FloatArray, z: FloatArray) -> tuple[FloatArray, FloatArray]:
     """Wilson score limits; nan where n = 0."""
     with np.errstate(divide="ignore", invalid="ignore"):
         z2 = z * z
         centre = (2.0 * x + z2) / (2.0 * (n + z2))
         half = z * np.sqrt(np.maximum(z2 + 4.0 * x * (1.0 - x / n), 0.0)) / (2.0 * (n + z2))
-        low = np.clip(centre - half, 0.0, 1.0)
-        high = np.clip(centre + half, 0.0, 1.0)
+        # np.clip(x, 0, 1), without its cost per call on small arrays
+        low = np.minimum(np.maximum(centre - half, 0.0), 1.0)
+        high = np.minimum(np.maximum(centre + half, 0.0), 1.0)
     undefined = n == 0
     low[undefined] = np.nan
     high[undefined] = np.nan

@@ -490,7 +490,8 @@ def minimum_detectable_effect(
             )
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
-            guess = np.nan_to_num(d_connor, nan=0.5) / (2 * psi_f)
+            finite = d_connor if np.isfinite(d_connor).all() else np.nan_to_num(d_connor, nan=0.5)
+            guess = finite / (2 * psi_f)
         start = 0.5 + np.where(psi_f > 0, guess, 0.25)
         theta, p_top = _solve_theta_fast(n_f, psi_f, target, alpha, alternative, method,
                                          start)

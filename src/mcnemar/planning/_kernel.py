@@ -66,7 +66,9 @@ def _pmf_base(x: FloatArray, n: FloatArray) -> _PmfBase:
     xi = np.where(inside, x, 1.0)
     ni = np.where(inside, n, 2.0)
     with np.errstate(divide="ignore", invalid="ignore"):
-        stirling = _stirlerr(ni) - _stirlerr(xi) - _stirlerr(ni - xi)
+        # the three Stirling errors in one call (it is elementwise)
+        errors = _stirlerr(np.stack([ni, xi, ni - xi]))
+        stirling = errors[0] - errors[1] - errors[2]
         half_log = 0.5 * np.log(2.0 * math.pi * xi * (ni - xi) / ni)
     return _PmfBase(x, n, inside, xi, ni, stirling, half_log)
 

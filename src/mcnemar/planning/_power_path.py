@@ -35,6 +35,7 @@ along one row, so an element's values do not depend on the other elements of the
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -72,9 +73,11 @@ def chernoff_windows(n: FloatArray, psi: FloatArray) -> tuple[FloatArray, FloatA
     with np.errstate(divide="ignore", invalid="ignore"):
         q_hi = np.clip((n * psi + t) / n, psi, 1.0)
         q_lo = np.clip((n * psi - t) / n, 0.0, psi)
+        # both ends' steps in one call per step (every operation is elementwise)
+        q_both = np.stack([q_hi, q_lo])
         for _ in range(_CHERNOFF_STEPS):
-            q_hi = _chernoff_step(q_hi, n, psi, big_l)
-            q_lo = _chernoff_step(q_lo, n, psi, big_l)
+            q_both = _chernoff_step(q_both, n, psi, big_l)
+        q_hi, q_lo = q_both[0], q_both[1]
     lo = np.clip(np.floor(n * q_lo), 0.0, n)
     hi = np.clip(np.ceil(n * q_hi), 0.0, n)
     lo = np.where(np.isfinite(lo), lo, 0.0)
@@ -138,6 +141,7 @@ class PowerPath(NamedTuple):
     top: FloatArray
 
 
+@functools.lru_cache(maxsize=64)
 def first_rejecting(tail_alpha: float, method: str) -> float:
     """The smallest count of discordant items at which the test can reject (j(m) >= 0):
     below it the conditional power is 0 whatever theta."""
@@ -271,9 +275,8 @@ def tail_sums(
     length alone (the tests check that a row gives the same sums whatever rows are beside
     it).
     """
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         log_p, log_q = np.log(p)[:, None], np.log(q)[:, None]
-    with np.errstate(invalid="ignore"):
         f = np.exp(path.log_choose + path.x * log_p + path.y * log_q)
     kept, raised, slope, slope_x, slope_y = np.einsum("kij,ij->ki", path.weights, f)
     rows = path.anchor_row
@@ -283,7 +286,9 @@ def tail_sums(
     value = anchors + p * kept - q * raised
     with np.errstate(divide="ignore", invalid="ignore"):
         curve = slope_x / p - slope_y / q
-    return np.clip(value, 0.0, 1.0), slope, np.nan_to_num(curve)
+    # (np.clip and nan_to_num cost more than their work on small arrays)
+    value = np.minimum(np.maximum(value, 0.0), 1.0)
+    return value, slope, curve if np.isfinite(curve).all() else np.nan_to_num(curve)
 
 
 def path_take(path: PowerPath, keep: npt.NDArray[np.bool_]) -> PowerPath:
