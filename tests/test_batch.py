@@ -328,3 +328,28 @@ def test_bad_names_and_options_are_refused() -> None:
 def test_analyze_points_an_array_of_tables_to_analyze_many() -> None:
     with pytest.raises(TableError, match="analyze_many"):
         analyze(PairedTable(a=[1, 2], b=[3, 4], c=[5, 6], d=[7, 8]))
+
+
+def test_interval_blocks_are_computed_when_read_and_equal_the_single_reports() -> None:
+    """A batch computes an interval method when it is first read (to_frame() reads Newcombe's
+    alone), and the methods read later equal those of each table's own report."""
+    from mcnemar.intervals import DIFFERENCE_METHODS
+
+    batch = analyze_many(CELLS)
+    cols = batch.columns
+    batch.to_frame()
+    assert set(cols.difference_intervals._done) == {"newcombe"}  # type: ignore[attr-defined]
+    assert cols.ratio_intervals._done == {}  # type: ignore[attr-defined]
+    assert cols.odds_ratio_intervals._done == {}  # type: ignore[attr-defined]
+    assert tuple(cols.difference_intervals) == DIFFERENCE_METHODS
+    for i, cells in enumerate(CELLS):
+        single = analyze(PairedTable(*cells))
+        for method, ci in single.difference_intervals.items():
+            low, high = cols.difference_intervals[method]
+            assert (low[i], high[i]) == (ci.low, ci.high) or (
+                np.isnan(low[i]) and np.isnan(ci.low)), method
+        for method, ci in single.odds_ratio_intervals.items():
+            low, high = cols.odds_ratio_intervals[method]
+            assert (low[i], high[i]) == (ci.low, ci.high), method
+    with pytest.raises(KeyError):
+        cols.difference_intervals["nope"]

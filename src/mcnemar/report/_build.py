@@ -9,6 +9,7 @@ decisions (:mod:`mcnemar.report._decide`, with the clustered override), the warn
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -188,7 +189,7 @@ def _tests_at(cols: Columns, i: int, table: PairedTable) -> dict[str, McNemarRes
     }
 
 
-def _block(block: dict[str, Any], i: int, ok: bool) -> dict[str, ConfidenceInterval]:
+def _block(block: Mapping[str, Any], i: int, ok: bool) -> dict[str, ConfidenceInterval]:
     """Each method's interval of table ``i`` (none where the quantity is undefined)."""
     if not ok:
         return {}

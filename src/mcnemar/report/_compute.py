@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,7 +109,8 @@ class Columns:
         N known and positive: difference, ratio, intervals and the unpaired test are defined.
     difference, ratio, odds_ratio : ndarray
         Point estimates (NaN where not computed; the ratios may be infinite).
-    difference_intervals, ratio_intervals, odds_ratio_intervals : dict of str to (low, high)
+    difference_intervals, ratio_intervals, odds_ratio_intervals : mapping of str to (low, high)
+        Each method's limits, computed when first read (:class:`LazyIntervals`).
     has_odds_ratio : ndarray of bool
         At least one discordant item.
     unpaired_z, unpaired_pvalue, unpaired_log10_pvalue : ndarray
@@ -138,12 +140,12 @@ class Columns:
     log10_pvalue: FloatArray
     has_difference: BoolArray
     difference: FloatArray
-    difference_intervals: dict[str, tuple[FloatArray, FloatArray]]
+    difference_intervals: Mapping[str, tuple[FloatArray, FloatArray]]
     ratio: FloatArray
-    ratio_intervals: dict[str, tuple[FloatArray, FloatArray]]
+    ratio_intervals: Mapping[str, tuple[FloatArray, FloatArray]]
     has_odds_ratio: BoolArray
     odds_ratio: FloatArray
-    odds_ratio_intervals: dict[str, tuple[FloatArray, FloatArray]]
+    odds_ratio_intervals: Mapping[str, tuple[FloatArray, FloatArray]]
     unpaired_z: FloatArray
     unpaired_pvalue: FloatArray
     unpaired_log10_pvalue: FloatArray
@@ -214,6 +216,37 @@ def _subset_intervals(
             low[idx], high[idx] = fn(m, *sub, levels)
         out[m] = (low, high)
     return out
+
+
+class LazyIntervals(Mapping[str, tuple[FloatArray, FloatArray]]):
+    """The interval blocks of a quantity, each method's (low, high) computed when first read
+    and kept: a batch whose reader never asks for a method (``to_frame()`` shows Newcombe's
+    interval only) does not pay for it, and a report that reads them all computes each once.
+
+    ``compute(method)`` returns the blocks it computed (that method's, or a group's at once);
+    a method's numbers are the same whenever they are computed.
+    """
+
+    __slots__ = ("_compute", "_done", "_methods")
+
+    def __init__(self, methods: tuple[str, ...],
+                 compute: Callable[[str], dict[str, tuple[FloatArray, FloatArray]]]) -> None:
+        self._methods = methods
+        self._compute = compute
+        self._done: dict[str, tuple[FloatArray, FloatArray]] = {}
+
+    def __getitem__(self, method: str) -> tuple[FloatArray, FloatArray]:
+        if method not in self._done:
+            if method not in self._methods:
+                raise KeyError(method)
+            self._done.update(self._compute(method))
+        return self._done[method]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._methods)
+
+    def __len__(self) -> int:
+        return len(self._methods)
 
 
 def _odds_ratios(b: IntArray, c: IntArray, has_or: BoolArray) -> FloatArray:
@@ -415,14 +448,16 @@ def compute(
     # The odds ratio needs discordant items only; the rest needs N > 0.
     has_or = big_d > 0
     odds = _odds_ratios(b, c, has_or)
-    or_ci = _odds_ratio_intervals(b, c, has_or, level)
+    or_ci = LazyIntervals(ODDS_RATIO_SHOWN,
+                          lambda _: _odds_ratio_intervals(b, c, has_or, level))
 
     has_diff = has_n & (n > 0)
     cells = (a, b, c, d)
     diff, ratio, uz, up, ulog = _estimates_with_n(cells, has_diff, alt)
-    diff_ci = _subset_intervals(_difference_limits, iv.DIFFERENCE_METHODS, has_diff, cells,
-                                level)
-    ratio_ci = _subset_intervals(_ratio_limits, RATIO_SHOWN, has_diff, cells, level)
+    diff_ci = LazyIntervals(iv.DIFFERENCE_METHODS, lambda m: _subset_intervals(
+        _difference_limits, (m,), has_diff, cells, level))
+    ratio_ci = LazyIntervals(RATIO_SHOWN, lambda m: _subset_intervals(
+        _ratio_limits, (m,), has_diff, cells, level))
     detectable, power_exact, too_many = _detectable(n, big_d, has_diff, opts)
 
     low, high = diff_ci["newcombe"]
