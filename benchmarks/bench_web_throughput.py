@@ -85,6 +85,41 @@ def anchor_app() -> Any:
     return app
 
 
+def serve_anchor(port: int, workers: int) -> None:
+    """Run the bare app under uvicorn's h11 protocol with ``TCP_NODELAY`` on every connection,
+    as ``mcnemar serve`` sets it (without it each kept-alive response waits ~40 ms for the
+    client's delayed acknowledgement, and the anchor would measure that instead)."""
+    import uvicorn
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    uvicorn.run("bench_web_throughput:anchor_app", factory=True, host="127.0.0.1", port=port,
+                workers=workers, log_level="warning",
+                http="bench_web_throughput:NoDelayH11Protocol")
+
+
+def _no_delay_protocol() -> Any:
+    import socket
+
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class NoDelayH11Protocol(H11Protocol):
+        def connection_made(self, transport: Any) -> None:
+            sock = transport.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            super().connection_made(transport)
+
+    return NoDelayH11Protocol
+
+
+def __getattr__(name: str) -> Any:
+    # uvicorn imports the protocol class by name; it is built on first use so that the
+    # benchmark's own start does not import uvicorn.
+    if name == "NoDelayH11Protocol":
+        return _no_delay_protocol()
+    raise AttributeError(name)
+
+
 def measure_anchor(workers: int, args: argparse.Namespace, body_path: Path) -> dict[str, Any]:
     """The same client against the bare app with ``workers`` uvicorn workers."""
     import socket
@@ -94,9 +129,8 @@ def measure_anchor(workers: int, args: argparse.Namespace, body_path: Path) -> d
         port = sock.getsockname()[1]
     env = {**os.environ, "MCNEMAR_ANCHOR_BODY": str(body_path)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "uvicorn", "--factory", "bench_web_throughput:anchor_app",
-         "--app-dir", str(Path(__file__).parent), "--host", "127.0.0.1", "--port", str(port),
-         "--workers", str(workers), "--log-level", "warning"], env=env)
+        [sys.executable, __file__, "--anchor-server", str(port), "--workers", str(workers)],
+        env=env)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.time() + 30
@@ -142,7 +176,7 @@ def client(url: str, connections: int, duration: float, seed: int,
     """Send requests for ``duration`` seconds over ``connections`` kept-alive connections."""
     parts = urlsplit(url)
     # Enough distinct bodies for the fastest rate this machine could reach, split per thread.
-    per_thread = int(duration * 3000 / connections) + 100
+    per_thread = int(duration * 8000 / connections) + 100
     bodies = page_bodies(per_thread * connections, seed, max_discordant)
     latencies: list[list[float]] = [[] for _ in range(connections)]
     failures: list[str] = []
@@ -261,7 +295,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-anchor", dest="anchor", action="store_false",
                         help="skip the bare FastAPI app measured beside the server")
     parser.add_argument("--client", metavar="URL", help=argparse.SUPPRESS)
+    parser.add_argument("--anchor-server", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.anchor_server:
+        serve_anchor(args.anchor_server, (args.workers or [1])[0])
+        return 0
     if args.client:
         print(json.dumps(client(args.client, args.connections, args.duration, args.seed,
                                 args.max_discordant)))
