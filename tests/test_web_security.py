@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("uvicorn")
 
@@ -636,3 +638,21 @@ def test_accepted_connections_send_without_delay(monkeypatch: pytest.MonkeyPatch
         thread.join(10)
         listener.close()
     assert seen == [1]
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=200))
+def test_plain_lines_removes_exactly_the_control_characters_but_line_breaks_and_tabs(
+        text: str) -> None:
+    """The one-pass form equals its definition: every character is_control accepts goes,
+    except the line break and the tab (every string the server sends passes through it)."""
+    from mcnemar._format import is_control, plain_lines
+
+    assert plain_lines(text) == "".join(ch for ch in text if ch in "\n\t" or not is_control(ch))
+
+
+def test_plain_lines_on_every_control_character() -> None:
+    from mcnemar._format import is_control, plain_lines
+
+    every = "".join(chr(i) for i in range(0x3000))
+    assert plain_lines(every) == "".join(ch for ch in every
+                                         if ch in "\n\t" or not is_control(ch))

@@ -317,8 +317,16 @@ def wrap(text: str, indent: str = "") -> str:
 
 def plain_lines(text: str) -> str:
     """Text for a terminal: control characters other than line breaks and tabs removed (an
-    escape sequence in a file name must not drive the terminal)."""
-    return "".join(ch for ch in text if ch in "\n\t" or not is_control(ch))
+    escape sequence in a file name must not drive the terminal).
+
+    The characters removed are those :func:`is_control` accepts less ``\\n`` and ``\\t``, as
+    one character class, so that a whole response is scanned by the regular-expression engine
+    (every string the server sends passes through here).
+
+    >>> plain_lines("a\\x1b[31mb\\u202ec\\n\\td")
+    'a[31mbc\\n\\td'
+    """
+    return _PLAIN_STRIP.sub("", text)
 
 
 def shorten(name: str, limit: int = TITLE_CHARS) -> str:
@@ -329,6 +337,9 @@ def shorten(name: str, limit: int = TITLE_CHARS) -> str:
 # The characters is_control accepts (categories Cc, Zl, Zp and the bidirectional controls),
 # as one class, so that whole sentences are scanned by the regular-expression engine.
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029" + "".join(sorted(_BIDI)) + "]")
+# The same less the line break and the tab: what plain_lines removes.
+_PLAIN_STRIP = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029"
+                          + "".join(sorted(_BIDI)) + "]")
 # The characters markdown_text may have to escape; every other character is kept as it is.
 _MD_SPECIAL = re.compile(r"[\\`*\[\]|#$_~<&]")
 
