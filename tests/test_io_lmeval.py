@@ -176,3 +176,68 @@ def test_a_metric_of_the_whole_task_is_refused_with_the_reason() -> None:
         read_lmeval(MC_A, score="f1")
     assert info.value.line == 1 and info.value.path == str(MC_A)
     assert read_lmeval(MC_A).identity.scorer == "acc"  # the default metric is unchanged
+
+
+# --- a graded metric written by lm_eval itself (tests/data/io/real/lmeval/graded_*: task
+# arith_graded, whose process_results logs a per-document character F1; see
+# scripts/harness_fixtures/gen_lmeval.py) ------------------------------------------------------
+
+REAL = DATA / "real" / "lmeval"
+REAL_GRADED = json.loads((REAL / "expected.json").read_text())["graded"]
+REAL_A = REAL / REAL_GRADED["runs"]["a"]["file"]
+REAL_B = REAL / REAL_GRADED["runs"]["b"]["file"]
+
+
+def _real_f1(side: str) -> dict[int, float]:
+    return {int(k): v for k, v in REAL_GRADED["scores"][side].items()}
+
+
+def test_a_real_graded_metric_is_read_as_lm_eval_logged_it() -> None:
+    for side, path in (("a", REAL_A), ("b", REAL_B)):
+        run = read_lmeval(path)  # one metric, one filter: no option needed
+        got = {k[1]: s for k, s in zip(run.keys.tolist(), run.scores.tolist(), strict=True)}
+        assert got == _real_f1(side)
+        assert {k[2] for k in run.keys.tolist()} == {"none"}
+        assert run.identity.scorer == "f1" and run.score_name == "f1"
+        assert run.identity.task == "arith_graded"
+        assert run.identity.model == f"system-{side}"
+    # partial answers on known documents, so the values are not pass/fail
+    assert REAL_GRADED["partial_credit"]["a"] and REAL_GRADED["partial_credit"]["b"]
+    assert any(0 < s < 1 for s in _real_f1("a").values())
+
+
+def test_a_real_graded_metric_gets_the_score_report_counted_independently() -> None:
+    import numpy as np
+
+    from mcnemar.pipeline import compare_runs
+    from mcnemar.scores import ScoreReport, analyze_scores
+
+    rep = compare_runs(read_lmeval(REAL_A), read_lmeval(REAL_B))
+    assert isinstance(rep, ScoreReport) and rep.to_dict()["schema"] == "mcnemar.scores/1"
+    fa, fb = _real_f1("a"), _real_f1("b")
+    assert rep.n == REAL_GRADED["n"] == len(fa)
+    assert rep.difference == pytest.approx(REAL_GRADED["mean_difference"], rel=1e-12)
+    assert (rep.higher_a, rep.equal, rep.higher_b) == (
+        REAL_GRADED["higher_a"], REAL_GRADED["equal"], REAL_GRADED["higher_b"])
+    diffs = REAL_GRADED["differences"]
+    assert sum(diffs.values()) / len(diffs) == pytest.approx(rep.difference, rel=1e-12)
+    x, y = np.array([fa[i] for i in sorted(fa)]), np.array([fb[i] for i in sorted(fa)])
+    want = analyze_scores(x, y, random_state=0)
+    assert rep.tests["t"].pvalue == pytest.approx(want.tests["t"].pvalue, rel=1e-12)
+
+
+def test_the_compare_command_picks_the_score_report_for_a_real_graded_metric() -> None:
+    from click.testing import CliRunner
+
+    from mcnemar.cli import main
+
+    for a, b in ((REAL_A, REAL_B), (REAL / REAL_GRADED["a"], REAL / REAL_GRADED["b"])):
+        result = CliRunner().invoke(main, ["compare", str(a), str(b), "--format", "json"])
+        assert result.exit_code == 0, result.output
+        doc = json.loads(result.output)
+        assert doc["schema"] == "mcnemar.scores/1"
+        assert doc["n"] == REAL_GRADED["n"]
+        assert doc["difference"]["estimate"] == pytest.approx(REAL_GRADED["mean_difference"],
+                                                              rel=1e-12)
+        assert doc["means"]["a"] == pytest.approx(REAL_GRADED["mean_a"], rel=1e-12)
+        assert doc["means"]["b"] == pytest.approx(REAL_GRADED["mean_b"], rel=1e-12)

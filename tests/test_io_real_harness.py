@@ -235,7 +235,7 @@ def _run_files() -> list[Any]:
             fmt = {"inspect": "inspect", "inspect_old": "inspect", "lmeval": "lm-eval",
                    "openai_evals": "openai-evals", "helm": "helm"}[harness]
             out.append(pytest.param(path, fmt, id=str(path.relative_to(REAL))))
-    for folder in ("a", "b", "group_a", "group_b", "other_b"):
+    for folder in ("a", "b", "group_a", "group_b", "other_b", "graded_a", "graded_b"):
         out.append(pytest.param(REAL / "lmeval" / folder, "lm-eval", id=f"lmeval/{folder}/"))
     for run in sorted((REAL / "helm" / "fixture").iterdir()):
         out.append(pytest.param(run, "helm", id=str(run.relative_to(REAL)) + "/"))

@@ -1,10 +1,11 @@
 """Derive HELM and lm-eval fixtures with graded (non-binary) metrics from the real ones.
 
 The logs under ``tests/data/io/real/helm`` and ``tests/data/io/real/lmeval`` were written by
-the harnesses with pass/fail metrics only (``exact_match``, ``acc``). The readers must hand a
-graded metric (HELM ``f1_score``, ``rouge_l``; lm-eval's per-item ``f1``) to the paired
-comparison of scores, and refuse lm-eval's corpus-level metrics, whose per-item value is a
-(gold, prediction) pair. This script writes copies of those logs with such metrics added,
+the harnesses with pass/fail metrics only (``exact_match``, ``acc``; lm_eval's own per-item
+``f1`` is in ``real/lmeval/graded_a``, ``graded_b``, from ``gen_lmeval.py``). The readers
+must hand a graded metric (HELM ``f1_score``, ``rouge_l``; lm-eval's per-item ``f1``) to the
+paired comparison of scores, and refuse lm-eval's corpus-level metrics, whose per-item value
+is a (gold, prediction) pair. This script writes copies of those logs with such metrics added,
 into ``tests/data/io/derived/`` (not ``real/``: these files were edited). It needs no
 harness: run it from the repository root with any Python 3.11::
 

@@ -20,9 +20,21 @@ Written (each ``<run>/`` is an ``--output_path``):
   (``multiple_choice``, metric ``acc``).
 * ``renamed/samples_new.jsonl``, ``renamed/samples_old.jsonl``: byte copies of A's and B's
   newest ``arith_gen`` samples files under names that do not follow lm_eval's pattern.
+* ``graded_a/``, ``graded_b/``: task ``arith_graded`` (``generate_until`` over the same
+  documents, no filter list, so filter ``none``), scored by a non-binary metric: the task's
+  ``process_results: !function graded_metric.process_results`` returns ``{"f1": ...}``, the
+  F1 of the answer's characters against the target, aggregated by ``mean``; every record of
+  the samples files carries that number. A and B answer some documents partly (the sum
+  without its last digit, the sum plus 1) or not at all (``GRADED``).
 
 The expected tables in ``expected.json`` are counted from the samples files with plain
-``json`` (records keyed by ``(doc_id, filter)``), never with mcnemar.
+``json`` (records keyed by ``(doc_id, filter)``), never with mcnemar. Its key ``graded``
+holds, read from the ``arith_graded`` samples files the same way, each document's ``f1``
+for A and B, the paired differences A - B, their number and mean, the counts of documents
+where A is higher, equal and lower, and the documents with partial credit.
+
+``--graded-only`` writes only ``graded_a/``, ``graded_b/`` and the key ``graded`` of an
+existing ``expected.json``, leaving every other folder and key as it is.
 """
 
 from __future__ import annotations
@@ -34,6 +46,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +63,12 @@ WORDY = {"a": {4, 9, 13, 27}, "b": {3, 13}}
 WRONG_OLD_A = {0, 1, 2, 3, 4, 5}
 #: Multiple-choice documents each system gets wrong.
 MC_WRONG = {"a": {0, 5, 12, 17}, "b": {5, 8, 9, 16, 20, 24}}
+#: Task ``arith_graded`` (scored by a per-document character F1): documents each system
+#: answers with the sum's last digit dropped (``short``: partial credit), with the sum plus 1
+#: (``wrong``: the digits overlap, partial credit too) or with no number at all (``none``: 0).
+GRADED = {"a": {"short": {3, 8, 15, 24}, "wrong": {2, 6, 10, 18, 22}, "none": {27}},
+          "b": {"short": {1, 5, 15, 20, 26, 29}, "wrong": {6, 7, 11, 14, 18, 21, 25, 28},
+                "none": {12}}}
 
 TASK_GEN = """\
 task: arith_gen
@@ -106,6 +125,47 @@ metadata:
 TASK_OTHER = TASK_MC.replace("task: arith_mc", "task: other_mc").replace(
     "arith_mc.jsonl", "other_mc.jsonl").replace("times", "minus")
 
+TASK_GRADED = """\
+task: arith_graded
+dataset_path: json
+dataset_kwargs:
+  data_files:
+    test: arith.jsonl
+test_split: test
+output_type: generate_until
+doc_to_text: "Question: What is {{x}} + {{y}}?\\nAnswer:"
+doc_to_target: "{{answer}}"
+generation_kwargs:
+  until: ["\\n"]
+  do_sample: false
+process_results: !function graded_metric.process_results
+metric_list:
+  - metric: f1
+    aggregation: mean
+    higher_is_better: true
+metadata:
+  version: 1.0
+"""
+
+#: The module of ``process_results`` (``!function graded_metric.process_results``).
+GRADED_METRIC = '''\
+"""Per-document F1 of the answer's characters against the target (task arith_graded)."""
+
+from collections import Counter
+
+
+def char_f1(prediction, reference):
+    common = sum((Counter(prediction) & Counter(reference)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(prediction), common / len(reference)
+    return 2 * precision * recall / (precision + recall)
+
+
+def process_results(doc, results):
+    return {"f1": char_f1(results[0].strip(), str(doc["answer"]))}
+'''
+
 GROUP = """\
 group: arith_suite
 task:
@@ -140,6 +200,8 @@ def _write_data(d: Path) -> None:
     (d / "arith_gen.yaml").write_text(TASK_GEN)
     (d / "arith_mc.yaml").write_text(TASK_MC)
     (d / "arith_suite.yaml").write_text(GROUP)
+    (d / "arith_graded.yaml").write_text(TASK_GRADED)
+    (d / "graded_metric.py").write_text(GRADED_METRIC)
 
 
 def _register() -> None:
@@ -162,6 +224,9 @@ def _register() -> None:
             out = []
             for r in requests:
                 doc = r.doc
+                if r.task_name == "arith_graded":
+                    out.append(self._graded(doc))
+                    continue
                 right = int(doc["answer"])
                 value = right if doc["id"] not in self._wrong() else right + 1
                 if doc["id"] in WORDY[self.system] and self.variant != "old":
@@ -169,6 +234,17 @@ def _register() -> None:
                 else:
                     out.append(f" {value}")
             return out
+
+        def _graded(self, doc: dict[str, Any]) -> str:
+            kinds = GRADED[self.system]
+            right = doc["answer"]
+            if doc["id"] in kinds["short"]:
+                return f" {right[:-1]}"
+            if doc["id"] in kinds["wrong"]:
+                return f" {int(right) + 1}"
+            if doc["id"] in kinds["none"]:
+                return " I cannot tell."
+            return f" {right}"
 
         def loglikelihood(self, requests: list[Any],
                           disable_tqdm: bool = False) -> list[tuple[float, bool]]:
@@ -247,16 +323,83 @@ def run_facts(run: Path, task: str, out: Path) -> dict[str, Any]:
     }
 
 
+def graded_expected(out: Path) -> dict[str, Any]:
+    """Each document's ``f1`` in the ``arith_graded`` runs, read with plain ``json``, and the
+    paired differences A - B."""
+    facts, scores = {}, {}
+    for side in ("a", "b"):
+        run = out / f"graded_{side}"
+        facts[side] = run_facts(run, "arith_graded", out)
+        recs = records(samples(run, "arith_graded")[-1])
+        for r in recs:  # the logged value is the F1 of the logged answer
+            assert r["f1"] == _char_f1(r["filtered_resps"][0].strip(), r["target"]), r
+        per_doc = {r["doc_id"]: float(r["f1"]) for r in recs}
+        assert len(per_doc) == len(recs), "a document twice"
+        scores[side] = per_doc
+    assert set(scores["a"]) == set(scores["b"]), "the runs hold different documents"
+    docs = sorted(scores["a"])
+    diffs = {i: scores["a"][i] - scores["b"][i] for i in docs}
+    return {
+        "task": "arith_graded", "metric": "f1", "filter": "none",
+        "a": "graded_a", "b": "graded_b", "runs": facts,
+        "scores": {side: {str(i): scores[side][i] for i in docs} for side in ("a", "b")},
+        "differences": {str(i): diffs[i] for i in docs},
+        "n": len(docs),
+        "mean_a": sum(scores["a"].values()) / len(docs),
+        "mean_b": sum(scores["b"].values()) / len(docs),
+        "mean_difference": sum(diffs.values()) / len(docs),
+        "higher_a": sum(d > 0 for d in diffs.values()),
+        "equal": sum(d == 0 for d in diffs.values()),
+        "higher_b": sum(d < 0 for d in diffs.values()),
+        "partial_credit": {side: sorted(i for i in docs if 0 < scores[side][i] < 1)
+                           for side in ("a", "b")},
+    }
+
+
+def _char_f1(prediction: str, reference: str) -> float:
+    """The F1 of ``GRADED_METRIC``, again, to check the logged values."""
+    common = sum((Counter(prediction) & Counter(reference)).values())
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(prediction), common / len(reference)
+    return 2 * precision * recall / (precision + recall)
+
+
+def _graded_runs(work: Path, out: Path) -> None:
+    for side in ("a", "b"):
+        _lm_eval(work, out / f"graded_{side}", side, "arith_graded")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("out", type=Path)
+    parser.add_argument("--graded-only", action="store_true",
+                        help="write only graded_a/ and graded_b/ and the key 'graded' of an "
+                             "existing expected.json, leaving the other folders as they are")
     args = parser.parse_args()
     out: Path = args.out.resolve()
+    os.environ["HF_DATASETS_OFFLINE"] = "1"
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    if args.graded_only:
+        expected_path = out / "expected.json"
+        kept = json.loads(expected_path.read_text())
+        for side in ("a", "b"):
+            if (out / f"graded_{side}").exists():
+                shutil.rmtree(out / f"graded_{side}")
+        _register()
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            _write_data(work)
+            _graded_runs(work, out)
+            for side in ("a", "b"):
+                strip_prefixes(out / f"graded_{side}", [tmp, str(out)])
+        kept["graded"] = graded_expected(out)
+        expected_path.write_text(json.dumps(kept, indent=1) + "\n")
+        print("graded", kept["graded"]["n"], kept["graded"]["mean_difference"])
+        return
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    os.environ["HF_DATASETS_OFFLINE"] = "1"
-    os.environ["HF_HUB_OFFLINE"] = "1"
     _register()
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -267,6 +410,7 @@ def main() -> None:
         _lm_eval(work, out / "group_a", "a", "arith_suite")
         _lm_eval(work, out / "group_b", "b", "arith_suite")
         _lm_eval(work, out / "other_b", "b", "other_mc")
+        _graded_runs(work, out)
         strip_prefixes(out, [tmp, str(out)])
     renamed = out / "renamed"
     renamed.mkdir()
@@ -349,6 +493,7 @@ def main() -> None:
                                                             "strict"))},
         "pairings": pairings,
         "refusals": refusals,
+        "graded": graded_expected(out),
     }
     (out / "expected.json").write_text(json.dumps(expected, indent=1) + "\n")
     for p in pairings:
