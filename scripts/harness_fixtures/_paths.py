@@ -8,12 +8,27 @@ folder prefixes it created with nothing, leaving the paths relative to those fol
 (``/tmp/tmpab12/registry`` -> ``registry``). Nothing else in a file changes.
 
 Usage: ``python _paths.py OUT_DIR PREFIX [PREFIX ...]`` applies it to files already written.
+:func:`output_folder` is the one command line the generators that take only ``OUT`` share.
 """
 
 from __future__ import annotations
 
+import argparse
+import shutil
 import sys
 from pathlib import Path
+
+
+def output_folder(description: str) -> Path:
+    """A generator's command line, ``OUT``: that folder, emptied and created afresh (the
+    first paragraph of ``description``, the generator's docstring, is its help)."""
+    parser = argparse.ArgumentParser(description=description.split("\n\n")[0])
+    parser.add_argument("out", type=Path)
+    out: Path = parser.parse_args().out.resolve()
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
+    return out
 
 
 def strip_prefixes(out: Path, prefixes: list[str]) -> list[Path]:

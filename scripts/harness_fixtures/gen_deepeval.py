@@ -40,7 +40,6 @@ The expected tables in ``expected.json`` are counted from the written files with
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import json
 import os
@@ -52,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from _expected import paired_table
-from _paths import strip_prefixes
+from _paths import output_folder, strip_prefixes
 
 N = 30
 #: Items (0..N-1) each system answers wrongly; the kind of wrong answer is ``item % 3``:
@@ -284,13 +283,7 @@ def run_facts(path: Path, folder: Path) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path)
-    args = parser.parse_args()
-    out: Path = args.out.resolve()
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out = output_folder(__doc__ or "")
     for key in [k for k in os.environ if k.startswith(("CONFIDENT_", "OPENAI_"))]:
         del os.environ[key]
     os.environ.update(OFFLINE_ENV)

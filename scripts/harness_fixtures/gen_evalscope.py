@@ -34,7 +34,6 @@ The expected tables in ``expected.json`` are counted from the review files with 
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import os
@@ -47,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from _expected import paired_table
-from _paths import strip_prefixes
+from _paths import output_folder, strip_prefixes
 
 N = 15
 SUBSETS = ("add", "mul")
@@ -247,13 +246,7 @@ def _run_facts(out: Path, work: str) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path)
-    args = parser.parse_args()
-    out: Path = args.out.resolve()
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out = output_folder(__doc__ or "")
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         os.environ.update(HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1", TRANSFORMERS_OFFLINE="1",

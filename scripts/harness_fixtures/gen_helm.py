@@ -19,7 +19,6 @@ mcnemar.
 
 from __future__ import annotations
 
-import argparse
 import importlib.metadata
 import json
 import os
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from _expected import paired_table
+from _paths import output_folder
 
 HERE = Path(__file__).resolve().parent
 SUITE = "fixture"
@@ -74,13 +74,7 @@ def _scenario(spec: dict[str, Any]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path)
-    args = parser.parse_args()
-    out: Path = args.out.resolve()
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out = output_folder(__doc__ or "")
     entries = [f"fixture_{sc}:model=fixture/system-{s}" for sc in ("add", "mul")
                for s in ("a", "b")]
     with tempfile.TemporaryDirectory() as tmp:

@@ -17,10 +17,8 @@ The expected table in ``expected.json`` is counted from the logs with plain ``js
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -28,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from _expected import paired_table
-from _paths import strip_prefixes
+from _paths import output_folder, strip_prefixes
 
 N = 30
 WRONG = {"a": {1, 4, 9, 15, 20, 26}, "b": {4, 5, 8, 11, 15, 17, 22, 24, 27}}
@@ -95,13 +93,7 @@ def outcomes(path: Path) -> dict[str, bool]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("out", type=Path)
-    args = parser.parse_args()
-    out: Path = args.out.resolve()
-    if out.exists():
-        shutil.rmtree(out)
-    out.mkdir(parents=True)
+    out = output_folder(__doc__ or "")
     # The package lists the API's models when it starts: point it at a closed local port so
     # that nothing leaves the machine.
     env = dict(os.environ, OPENAI_API_KEY="sk-placeholder-not-used", EVALS_THREADS="1",

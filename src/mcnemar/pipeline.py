@@ -257,15 +257,9 @@ def display_names(
     """The names a report uses: ``names`` if given, else the runs' names, told apart.
 
     Two runs of one model get " (A)" and " (B)" appended, so no sentence reads "m is better
-    than m".
+    than m" (:meth:`mcnemar.io.Alignment.display_names`).
     """
-    if names is not None:
-        first, second = names
-    else:
-        first, second = alignment.summary.run_a.name, alignment.summary.run_b.name
-    if first == second:
-        return f"{first} (A)", f"{second} (B)"
-    return first, second
+    return alignment.display_names(names)
 
 
 def analyze_alignment(

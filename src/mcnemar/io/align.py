@@ -109,6 +109,18 @@ class Alignment:
         """What the report's warnings should say (see :attr:`AlignmentSummary.warnings`)."""
         return self.summary.warnings
 
+    def display_names(self, names: Sequence[str] | None = None) -> tuple[str, str]:
+        """The names a report of these runs uses: ``names`` if given, else the runs' names,
+        told apart (two runs of one model get " (A)" and " (B)" appended, so no sentence
+        reads "m is better than m")."""
+        if names is not None:
+            first, second = names
+        else:
+            first, second = self.summary.run_a.name, self.summary.run_b.name
+        if first == second:
+            return f"{first} (A)", f"{second} (B)"
+        return first, second
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-safe summary (see :meth:`AlignmentSummary.to_dict`)."""
         return self.summary.to_dict()

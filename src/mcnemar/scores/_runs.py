@@ -161,13 +161,8 @@ def compare_scores(run_a: Any, run_b: Any, *, names: Sequence[str] | None = None
 
 
 def _display_names(alignment: Any, names: Sequence[str] | None) -> tuple[str, str]:
-    """The names given, else the runs' (as :func:`mcnemar.pipeline.display_names`)."""
-    if names is not None:
-        first, second = names
-    else:
-        first, second = alignment.summary.run_a.name, alignment.summary.run_b.name
-    if first == second:
-        return f"{first} (A)", f"{second} (B)"
+    """The names given, else the runs' (:meth:`mcnemar.io.Alignment.display_names`)."""
+    first, second = alignment.display_names(names)
     return str(first), str(second)
 
 
