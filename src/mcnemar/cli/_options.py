@@ -36,14 +36,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 REDUCE_PER_ITEM = tuple(name for name in vocabulary.names(vocabulary.REDUCE) if name != "cluster")
 
 
-FORMAT_OPTION = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(vocabulary.names(vocabulary.OUTPUT_FORMATS), case_sensitive=False),
-    default="text",
-    show_default=True,
-    help="Output format: a readable report, markdown (e.g. for a pull-request comment) or JSON.",
-)
+def format_option(formats: Any, help: str) -> Callable[[F], F]:
+    """``--format``: one of ``formats`` (a vocabulary tuple), text by default."""
+    return click.option("--format", "fmt",
+                        type=click.Choice(vocabulary.names(formats), case_sensitive=False),
+                        default="text", show_default=True, help=help)
+
+
+FORMAT_OPTION = format_option(
+    vocabulary.OUTPUT_FORMATS,
+    "Output format: a readable report, markdown (e.g. for a pull-request comment) or JSON.")
 
 
 def alternative_option(help: str) -> Callable[[F], F]:

@@ -28,6 +28,7 @@ from mcnemar.cli._options import (
     alpha_option,
     alternative_option,
     confidence_level_option,
+    format_option,
     identity_options,
     names_option,
     split_pair,
@@ -64,17 +65,12 @@ def _extras_named(func: Any) -> Any:
 
 
 #: ``--format``: the command line's formats, and ``github`` (a GitHub Actions step).
-FORMAT_OPTION = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(vocabulary.names(vocabulary.COMPARE_FORMATS), case_sensitive=False),
-    default="text",
-    show_default=True,
-    help="Output format: a readable report, markdown (e.g. for a pull-request comment), JSON, "
-         "or github: for a GitHub Actions step, the markdown report appended to "
-         "$GITHUB_STEP_SUMMARY, verdict, difference, low, high, pvalue, worse-tasks and gate "
-         "in $GITHUB_OUTPUT, and the text report with ::error/::warning annotations on "
-         "stdout.",
+FORMAT_OPTION = format_option(
+    vocabulary.COMPARE_FORMATS,
+    "Output format: a readable report, markdown (e.g. for a pull-request comment), JSON, "
+    "or github: for a GitHub Actions step, the markdown report appended to "
+    "$GITHUB_STEP_SUMMARY, verdict, difference, low, high, pvalue, worse-tasks and gate in "
+    "$GITHUB_OUTPUT, and the text report with ::error/::warning annotations on stdout.",
 )
 
 
