@@ -249,6 +249,8 @@ class Report(Rendered):
         """The report as JSON-safe data (schema ``mcnemar.report/1``, docs/report-schema.md)."""
         acc = self.accuracy
         acc_texts = render.accuracy_texts(self)
+        section = (None if self.clustered is None
+                   else self.clustered.to_dict(self.confidence_level))
         out: dict[str, Any] = {
             "schema": SCHEMA,
             "names": {"a": self.names[0], "b": self.names[1]},
@@ -259,7 +261,7 @@ class Report(Rendered):
             "confidence_level": self.confidence_level,
             "accuracy": None if acc is None or acc_texts is None else
             {"a": acc[0], "b": acc[1], "a_text": acc_texts[0], "b_text": acc_texts[1]},
-            "tests": self._tests_dict(),
+            "tests": self._tests_dict(section),
             "recommended": {"test": self.recommended, "reason": self.recommendation_reason},
             "difference": self._difference_dict(),
             "ratio": {
@@ -279,12 +281,12 @@ class Report(Rendered):
             "warnings": list(self.warnings),
         }
         if self.clustered is not None:
-            out["clustered"] = self.clustered.to_dict(self.confidence_level)
+            out["clustered"] = section
         out.update(self._sections())
         out.update(self.extra)
         return out
 
-    def _tests_dict(self) -> dict[str, Any]:
+    def _tests_dict(self, section: dict[str, Any] | None) -> dict[str, Any]:
         # Each block is its result's own to_dict(), narrowed to the keys this schema shows
         # (the report states the table and alternative once, at the top).
         tests = {
@@ -297,8 +299,7 @@ class Report(Rendered):
             }
             for key in _TEST_ORDER
         }
-        if self.clustered is not None:
-            section = self.clustered.to_dict(self.confidence_level)
+        if self.clustered is not None and section is not None:
             p = self.clustered.pvalue_for(self.alternative)
             tests["clustered"] = {
                 "name": section["name"],
