@@ -13,6 +13,9 @@ $(VENV)/.core: pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e .
+	# An editable install compiles no bytecode (a wheel's does), and with PYTHONDONTWRITEBYTECODE
+	# set nothing ever would: every start of the command line would compile the package anew.
+	$(PY) -m compileall -q src/mcnemar
 	touch $@
 
 $(VENV)/.test: pyproject.toml $(VENV)/.core

@@ -45,9 +45,13 @@ def test_help_loads_no_heavy_library(command: str) -> None:
 
 
 #: Modules the report of a small table must not load: scipy (its array-API layer pulls in
-#: numpy.testing, numpy.f2py and numpy.random), the frame libraries, the web stack, plotting.
+#: numpy.testing, numpy.f2py and numpy.random), the frame libraries, the web stack, plotting,
+#: numpy.polynomial (Gauss-Legendre rules are built on first use), and the intervals of the
+#: difference and the ratio, which a table without N does not have.
 HEAVY_MODULES = (*HEAVY, "pydantic", "starlette", "uvicorn", "numpy.testing", "numpy.f2py",
-                 "numpy.random", "mcnemar.planning", "mcnemar.web", "mcnemar.io")
+                 "numpy.random", "numpy.polynomial", "mcnemar.planning", "mcnemar.web",
+                 "mcnemar.io", "mcnemar.intervals._difference", "mcnemar.intervals._ratio",
+                 "mcnemar.intervals._melded")
 
 
 def _imported_by_command(argv: list[str]) -> tuple[set[str], str]:

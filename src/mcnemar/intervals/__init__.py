@@ -40,18 +40,39 @@ Beta distribution for huge parameters that interval needs from 1e9 items on.
 """
 
 # The public API, and the private names (leading _) that other modules, the tests and the
-# benchmarks import from here.
-from mcnemar.intervals._difference import DIFFERENCE_METHODS, difference_interval
-from mcnemar.intervals._difference import _tango_statistic as _tango_statistic
-from mcnemar.intervals._estimates import (
-    difference_estimate,
-    odds_ratio_estimate,
-    ratio_estimate,
-    wilson_interval,
-)
-from mcnemar.intervals._odds_ratio import ODDS_RATIO_METHODS, odds_ratio_interval
-from mcnemar.intervals._ratio import RATIO_METHODS, ratio_interval
-from mcnemar.intervals._result import ConfidenceInterval
+# benchmarks import from here. Each is imported from its module on first use: a report of a
+# table without N (``mcnemar test --b 17 --c 3``) needs only ConfidenceInterval, and the
+# interval modules are a good part of the package's start-up.
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mcnemar.intervals._difference import DIFFERENCE_METHODS, difference_interval
+    from mcnemar.intervals._difference import _tango_statistic as _tango_statistic
+    from mcnemar.intervals._estimates import (
+        difference_estimate,
+        odds_ratio_estimate,
+        ratio_estimate,
+        wilson_interval,
+    )
+    from mcnemar.intervals._odds_ratio import ODDS_RATIO_METHODS, odds_ratio_interval
+    from mcnemar.intervals._ratio import RATIO_METHODS, ratio_interval
+    from mcnemar.intervals._result import ConfidenceInterval
+
+_LAZY = {
+    "DIFFERENCE_METHODS": "_difference",
+    "difference_interval": "_difference",
+    "_tango_statistic": "_difference",
+    "difference_estimate": "_estimates",
+    "odds_ratio_estimate": "_estimates",
+    "ratio_estimate": "_estimates",
+    "wilson_interval": "_estimates",
+    "ODDS_RATIO_METHODS": "_odds_ratio",
+    "odds_ratio_interval": "_odds_ratio",
+    "RATIO_METHODS": "_ratio",
+    "ratio_interval": "_ratio",
+    "ConfidenceInterval": "_result",
+}
 
 __all__ = [
     "DIFFERENCE_METHODS",
@@ -66,3 +87,16 @@ __all__ = [
     "ratio_interval",
     "wilson_interval",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mcnemar.intervals' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"mcnemar.intervals.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

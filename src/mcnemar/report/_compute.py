@@ -33,6 +33,7 @@ from mcnemar.inference import METHODS, check_alternative, normal_isf, pvalues, u
 from mcnemar.report._decide import decide, exact_recommended
 from mcnemar.table import _MAX_COUNT as MAX_ITEMS
 from mcnemar.validation import check_names, check_open_unit
+from mcnemar.vocabulary import DIFFERENCE_INTERVALS, names
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -44,7 +45,10 @@ EXACT_POWER_MAX_D = 1_000_000
 #: The tests every report computes, in the order it lists them (the vocabulary's, less the
 #: unconditional test, which is asked for by name).
 TEST_ORDER = METHODS
-#: The interval methods the report shows, per quantity.
+#: The interval methods the report shows, per quantity: every difference interval
+#: (``mcnemar.intervals.DIFFERENCE_METHODS``, named from the vocabulary so that a report of a
+#: table without N imports no interval module), three of the ratio and of the odds ratio.
+DIFFERENCE_SHOWN = names(DIFFERENCE_INTERVALS)
 RATIO_SHOWN = ("tang", "bonett-price", "wald")
 ODDS_RATIO_SHOWN = ("exact", "midp", "wilson")
 #: A small table's mid-p odds-ratio limits come from :func:`_small_odds_ratio` only while both
@@ -412,6 +416,22 @@ def _margin_tests(
     return ni, eq
 
 
+def _difference_limits(*args: Any) -> tuple[FloatArray, FloatArray]:
+    """:func:`mcnemar.intervals._difference._difference_limits`, imported when a table first
+    needs an interval (a report of a table without N imports no interval module)."""
+    from mcnemar.intervals._difference import _difference_limits as limits
+
+    return limits(*args)
+
+
+def _ratio_limits(*args: Any) -> tuple[FloatArray, FloatArray]:
+    """:func:`mcnemar.intervals._ratio._ratio_limits`, imported on first use (see
+    :func:`_difference_limits`)."""
+    from mcnemar.intervals._ratio import _ratio_limits as limits
+
+    return limits(*args)
+
+
 def compute(
     a: IntArray,
     b: IntArray,
@@ -429,10 +449,6 @@ def compute(
     The counts are validated one-dimensional int64 arrays (a and d are ignored where ``has_n``
     is False).
     """
-    from mcnemar import intervals as iv
-    from mcnemar.intervals._difference import _difference_limits
-    from mcnemar.intervals._ratio import _ratio_limits
-
     opts = options
     alt, level, alpha = opts.alternative, opts.confidence_level, opts.alpha
     a = np.where(has_n, a, 0)
@@ -454,7 +470,7 @@ def compute(
     has_diff = has_n & (n > 0)
     cells = (a, b, c, d)
     diff, ratio, uz, up, ulog = _estimates_with_n(cells, has_diff, alt)
-    diff_ci = LazyIntervals(iv.DIFFERENCE_METHODS, lambda m: _subset_intervals(
+    diff_ci = LazyIntervals(DIFFERENCE_SHOWN, lambda m: _subset_intervals(
         _difference_limits, (m,), has_diff, cells, level))
     ratio_ci = LazyIntervals(RATIO_SHOWN, lambda m: _subset_intervals(
         _ratio_limits, (m,), has_diff, cells, level))
