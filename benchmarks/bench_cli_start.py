@@ -8,9 +8,10 @@ warm-up run of each, and the ratio of the medians is the figure of merit (target
 
 Two settings of Python's bytecode cache are measured, each for both commands:
 
-1. as this environment is configured (``PYTHONDONTWRITEBYTECODE`` may be set: then the
-   package's own modules, which no install step compiled, are compiled from source on every
-   start, while numpy's ship compiled);
+1. as this environment is configured (``PYTHONDONTWRITEBYTECODE`` may be set: then Python
+   writes no bytecode, and a module without a current compiled copy, as after an edit or an
+   editable install that was not followed by ``compileall`` as ``make`` does, is compiled
+   from source on every start, while numpy's ship compiled);
 2. with a bytecode cache, as after ``pip install`` or any earlier run: ``PYTHONPYCACHEPREFIX``
    points to a fresh temporary folder (nothing is written into the source tree) and the warm-up
    run fills it.
