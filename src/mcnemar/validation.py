@@ -155,6 +155,10 @@ def check_counts(
     ...
     mcnemar.errors.McNemarError: c must be >= 0, got -1; counts cannot be negative
     """
+    if type(value) is int and minimum <= value <= MAX_COUNT:
+        # The common case of one table's cells, without the array checks below (a bool is an
+        # int of another type and is refused there).
+        return np.array(value, dtype=dtype)
     name = _named(argument)
     whole = "a positive whole number of items" if minimum > 0 else "a count (a whole number >= 0)"
     hint = "; pass per-item outcomes to PairedTable.from_outcomes instead" if outcomes_hint else ""
