@@ -11,11 +11,11 @@ untouched at run time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Protocol, cast, overload
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from mcnemar.intervals._inputs import (
     _check_method,
@@ -25,6 +25,7 @@ from mcnemar.intervals._inputs import (
     _Scalar,
 )
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
+from mcnemar.intervals._roots import Limits, Ops, Real
 
 
 class TableInterval(Protocol):
@@ -100,17 +101,14 @@ def whole_table_interval(
     return _finish(*limits(name, *cells, level), shape, scalar)
 
 
-def log_wald(estimate: FloatArray, se: FloatArray, z: FloatArray) -> _Limits:
+def log_wald(xp: Ops, estimate: Real, se: Real, z: Real) -> Limits:
     """The Wald interval of a ratio on the log scale, estimate x exp(-+ z se); (0, inf) where
     the estimate is 0, infinite or undefined (the log scale is then undefined too)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        low = estimate * np.exp(-z * se)
-        high = estimate * np.exp(z * se)
-    return unbounded_where(low, high, ~(np.isfinite(estimate) & (estimate > 0)))
+    bounded = xp.isfinite(estimate) & (estimate > 0)
+    return unbounded_where(xp, estimate * xp.exp(-z * se), estimate * xp.exp(z * se),
+                           xp.logical_not(bounded))
 
 
-def unbounded_where(low: FloatArray, high: FloatArray, where: NDArray[np.bool_]) -> _Limits:
-    """Set the limits of a ratio to (0, inf) where the data leave it unbounded; return them."""
-    low[where] = 0.0
-    high[where] = np.inf
-    return low, high
+def unbounded_where(xp: Ops, low: Real, high: Real, where: Any) -> Limits:
+    """The limits of a ratio, (0, inf) where the data leave it unbounded."""
+    return xp.where(where, 0.0, low), xp.where(where, math.inf, high)

@@ -2,25 +2,28 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any, Final
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from mcnemar.intervals._api import table_interval, whole_table_interval
-from mcnemar.intervals._inputs import _DifferenceMethod, _Limits, _z
+from mcnemar.intervals._inputs import _z
 from mcnemar.intervals._melded import _melded_upper
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _ROOT_ATOL,
+    ARRAYS,
+    Limits,
+    Ops,
+    Real,
     _find_root_from,
-    _float_divide,
-    _float_maximum,
-    _float_sqrt,
     _larger_quadratic_root,
-    _larger_quadratic_root_float,
     _paired_correlation,
     _paired_wilson,
+    by_table,
 )
 from mcnemar.vocabulary import DIFFERENCE_INTERVALS, names
 
@@ -31,106 +34,101 @@ DIFFERENCE_METHODS: Final[tuple[str, ...]] = names(DIFFERENCE_INTERVALS)
 # ---------------------------------------------------------------------------------------------
 # Difference in accuracy
 # ---------------------------------------------------------------------------------------------
+# Each method's limits are one formula f(xp, a, b, c, d, z) for both routes of
+# mcnemar.intervals._roots (arrays of tables, or one table's Python floats).
 
 
-def _wald(b: FloatArray, c: FloatArray, n: FloatArray, z: FloatArray, correction: float) -> _Limits:
+def _wald(xp: Ops, b: Real, c: Real, n: Real, z: Real, correction: float) -> Limits:
     """(b - c)/n -+ z sqrt(b + c - (|b - c| - correction)^2/n)/n."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        delta = (b - c) / n
-        # b = c = 0 makes the corrected variance negative; it is taken as zero, as in
-        # contingencytables.
-        se = np.sqrt(np.maximum(b + c - (np.abs(b - c) - correction) ** 2 / n, 0.0)) / n
+    gap: Any = b - c
+    delta = gap / n
+    shrunk = abs(gap) - correction
+    # b = c = 0 makes the corrected variance negative; it is taken as zero, as in
+    # contingencytables.
+    se = xp.sqrt(xp.maximum(b + c - shrunk * shrunk / n, 0.0)) / n
     return delta - z * se, delta + z * se
 
 
-def _diff_wald(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
-    return _wald(b, c, a + b + c + d, z, correction=0.0)
+def _diff_wald(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+    return _wald(xp, b, c, a + b + c + d, z, correction=0.0)
 
 
-def _diff_wald_cc(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
-    return _wald(b, c, a + b + c + d, z, correction=1.0)
+def _diff_wald_cc(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+    return _wald(xp, b, c, a + b + c + d, z, correction=1.0)
 
 
-def _diff_agresti_min(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
+def _diff_agresti_min(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     # Wald after adding 1/2 to every cell: the plain Wald formula on the shifted table.
-    return _wald(b + 0.5, c + 0.5, a + b + c + d + 2.0, z, correction=0.0)
+    return _wald(xp, b + 0.5, c + 0.5, a + b + c + d + 2.0, z, correction=0.0)
 
 
-def _diff_bonett_price(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
+def _diff_bonett_price(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     n2 = a + b + c + d + 2.0
     p12 = (b + 1.0) / n2
     p21 = (c + 1.0) / n2
-    se = np.sqrt(np.maximum(p12 + p21 - (p12 - p21) ** 2, 0.0) / n2)
-    return p12 - p21 - z * se, p12 - p21 + z * se
+    gap = p12 - p21
+    se = xp.sqrt(xp.maximum(p12 + p21 - gap * gap, 0.0) / n2)
+    return gap - z * se, gap + z * se
 
 
-def _square_and_add(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, corrected: bool
-) -> _Limits:
-    p1, l1, u1, p2, l2, u2 = _paired_wilson(a, b, c, d, z)
+def _square_and_add(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real,
+                    corrected: bool) -> Limits:
+    p1, l1, u1, p2, l2, u2 = _paired_wilson(xp, a, b, c, d, z)
     cross = a * d - b * c
     if corrected:
         # Newcombe's continuity correction applies only to positive association.
         half = (a + b + c + d) / 2
-        cross = np.where(cross > half, cross - half, np.where(cross >= 0, 0.0, cross))
-    phi = _paired_correlation(a, b, c, d, cross)
-    with np.errstate(invalid="ignore"):
-        x1, y1 = p1 - l1, u2 - p2
-        x2, y2 = p2 - l2, u1 - p1
-        delta = p1 - p2
-        # x^2 + y^2 - 2 phi x y written as (x - y)^2 + 2(1 - phi) x y: with phi = 1 and
-        # x = y the direct form leaves rounding noise that the square root blows up to ~1e-9.
-        low = delta - np.sqrt(np.maximum((x1 - y1) ** 2 + 2.0 * (1.0 - phi) * x1 * y1, 0.0))
-        high = delta + np.sqrt(np.maximum((x2 - y2) ** 2 + 2.0 * (1.0 - phi) * x2 * y2, 0.0))
+        cross = xp.where(cross > half, cross - half, xp.where(cross >= 0, 0.0, cross))
+    phi = _paired_correlation(xp, a, b, c, d, cross)
+    x1, y1 = p1 - l1, u2 - p2
+    x2, y2 = p2 - l2, u1 - p1
+    delta = p1 - p2
+    # x^2 + y^2 - 2 phi x y written as (x - y)^2 + 2(1 - phi) x y: with phi = 1 and x = y the
+    # direct form leaves rounding noise that the square root blows up to ~1e-9.
+    g1, g2 = x1 - y1, x2 - y2
+    low = delta - xp.sqrt(xp.maximum(g1 * g1 + 2.0 * (1.0 - phi) * x1 * y1, 0.0))
+    high = delta + xp.sqrt(xp.maximum(g2 * g2 + 2.0 * (1.0 - phi) * x2 * y2, 0.0))
     return low, high
 
 
-def _diff_newcombe(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
-    return _square_and_add(a, b, c, d, z, corrected=True)
+def _diff_newcombe(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+    return _square_and_add(xp, a, b, c, d, z, corrected=True)
 
 
-def _diff_newcombe_plain(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
-    return _square_and_add(a, b, c, d, z, corrected=False)
+def _diff_newcombe_plain(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+    return _square_and_add(xp, a, b, c, d, z, corrected=False)
 
 
-def _tango_statistic(delta0: FloatArray, b: FloatArray, c: FloatArray, n: FloatArray) -> FloatArray:
+def _tango_score(xp: Ops, delta0: Real, b: Real, c: Real, n: Real) -> Any:
     """Tango's score statistic for H0: difference = delta0."""
     p21 = _larger_quadratic_root(
-        2.0 * n, -b - c + (2.0 * n - b + c) * delta0, -c * delta0 * (1.0 - delta0)
+        xp, 2.0 * n, -b - c + (2.0 * n - b + c) * delta0, -c * delta0 * (1.0 - delta0)
     )
-    variance = np.maximum(n * (2.0 * p21 + delta0 * (1.0 - delta0)), 0.0)
+    variance = xp.maximum(n * (2.0 * p21 + delta0 * (1.0 - delta0)), 0.0)
+    return (b - c - n * delta0) / xp.sqrt(variance)
+
+
+def _tango_statistic(delta0: FloatArray, b: FloatArray, c: FloatArray, n: FloatArray
+                     ) -> FloatArray:
+    """Tango's score statistic for H0: difference = delta0, on arrays (nan or an infinity
+    where its variance is 0)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray((b - c - n * delta0) / np.sqrt(variance), dtype=np.float64)
+        return np.asarray(_tango_score(ARRAYS, delta0, b, c, n), dtype=np.float64)
 
 
-def _tango_statistic_float(delta0: float, b: float, c: float, n: float) -> float:
-    """:func:`_tango_statistic` on Python floats, with the same operations."""
-    p21 = _larger_quadratic_root_float(
-        2.0 * n, -b - c + (2.0 * n - b + c) * delta0, -c * delta0 * (1.0 - delta0)
-    )
-    variance = _float_maximum(n * (2.0 * p21 + delta0 * (1.0 - delta0)), 0.0)
-    return _float_divide(b - c - n * delta0, _float_sqrt(variance))
+def _tango_excess(xp: Ops, delta0: Real, sign: Real, b: Real, c: Real, n: Real,
+                  z: Real) -> Any:
+    """T - z for a lower limit (sign 1) and -T - z = -(T + z) for an upper one (sign -1):
+    positive beyond the limit, -z at delta_hat."""
+    return sign * _tango_score(xp, delta0, b, c, n) - z
 
 
 # The score statistic is singular at delta0 = -1 and 1; the search starts this close to them.
 _EDGE = 2.0**-40
 
 
-def _tango_probe(
-    excess: Any, probe: FloatArray, centre: FloatArray, f_centre: FloatArray, edge: FloatArray
-) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, NDArray[np.bool_]]:
+def _tango_probe(xp: Ops, excess: Any, probe: Real, centre: Real, f_centre: Real,
+                 edge: Real) -> tuple[Any, Any, Any, Any, Any]:
     """The search brackets of Tango limits: the far ends and the excess there, the near ends
     and the excess there, and whether each limit is inside (-1, 1) at all.
 
@@ -139,84 +137,47 @@ def _tango_probe(
     _EDGE) where it lies inside; no sign change between the edge and the near end puts the
     limit at the edge.
     """
-    size = centre.size
-    far = edge - np.copysign(_EDGE, edge)
-    f_far = np.full(size, np.nan)
-    near, f_near = centre.copy(), f_centre.copy()
-    probed = np.flatnonzero(
-        np.isfinite(probe) & ((probe - centre) * edge > 0) & ((far - probe) * edge > 0)
-    )
-    if probed.size:
-        f_probe = excess(probe[probed], probed)
-        beyond = f_probe > 0
-        hit, short = probed[beyond], probed[~beyond]
-        far[hit], f_far[hit] = probe[hit], f_probe[beyond]
-        near[short], f_near[short] = probe[short], f_probe[~beyond]
-    rest = np.flatnonzero(np.isnan(f_far))
-    if rest.size:
-        f_far[rest] = excess(far[rest], rest)
+    far = edge * (1.0 - _EDGE)  # edge -+ _EDGE, exactly
+    probed = xp.isfinite(probe) & ((probe - centre) * edge > 0) & ((far - probe) * edge > 0)
+    f_probe = xp.call_where(probed, excess, probe)
+    beyond = f_probe > 0
+    short = probed != beyond  # probed, and not beyond the limit (or no value there)
+    far = xp.where(beyond, probe, far)
+    f_far = xp.where(beyond, f_probe, math.nan)
+    near, f_near = xp.where(short, probe, centre), xp.where(short, f_probe, f_centre)
+    rest = xp.logical_not(beyond)
+    f_far = xp.where(rest, xp.call_where(rest, excess, far), f_far)
     return far, f_far, near, f_near, f_far > 0
 
 
-def _diff_tango(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
-    n = a + b + c + d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        delta = (b - c) / n
-    low = np.full_like(delta, -1.0)
-    high = np.full_like(delta, 1.0)
+def _tango_limit(xp: Ops, sign: Real, b: Real, c: Real, n: Real, z: Real, delta: Real,
+                 half: Real) -> Any:
+    """Tango limits of tables with N > 0: lower where ``sign`` is 1 (T(L) = z on
+    (-1, delta_hat); T decreases and T(delta_hat) = 0), upper where it is -1 (T(U) = -z on
+    (delta_hat, 1))."""
+    excess = xp.bind(_tango_excess, sign, b, c, n, z)
+    far, f_far, near, f_near, inside = _tango_probe(xp, excess, delta - sign * half, delta,
+                                                    -z, -sign)
+    root = _find_root_from(xp, excess, far, near, f_far, f_near, sign > 0, atol=_ROOT_ATOL,
+                           rtol=1e-13, nearer=True)
+    # No sign change means the whole of (-1, delta_hat] (or [delta_hat, 1)) is inside the
+    # interval.
+    return xp.where(inside, root, -sign)
 
+
+def _diff_tango(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+    n = a + b + c + d
+    delta = (b - c) / n
     # Wald's limits, moved a tenth of their distance from delta_hat outwards: a probe
     # usually just beyond Tango's limit, which narrows the bracket to where T is nearly linear.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        half = 1.1 * z * np.sqrt(np.maximum(b + c - (b - c) ** 2 / n, 0.0)) / n
-
-    # Lower limit: T(L) = z on (-1, delta_hat); T decreases and T(delta_hat) = 0. Upper limit:
-    # T(U) = -z on (delta_hat, 1). Both are searched at once, the lower ones first: each
-    # problem's steps are its own, so the limits are those of separate searches, and a single
-    # table pays numpy's cost per call once per step instead of twice.
-    sel_low = np.flatnonzero((n > 0) & (delta > -1.0))
-    sel_up = np.flatnonzero((n > 0) & (delta < 1.0))
-    sel = np.concatenate([sel_low, sel_up])
-    if sel.size:
-        bs, cs, ns, zs = b[sel], c[sel], n[sel], z[sel]
-        # +1 for a lower limit (excess T - z), -1 for an upper one (excess -T - z, which is
-        # -(T + z) exactly): positive beyond the limit, -z at delta_hat
-        sign = np.concatenate([np.ones(sel_low.size), -np.ones(sel_up.size)])
-
-        def excess(x: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
-            return sign[idx] * _tango_statistic(x, bs[idx], cs[idx], ns[idx]) - zs[idx]
-
-        fb, fc, fn, fz, fsign = (v.tolist() for v in (bs, cs, ns, zs, sign))
-
-        def excess_floats(xs: list[float], positions: list[int]) -> list[float]:
-            return [
-                fsign[i] * _tango_statistic_float(x, fb[i], fc[i], fn[i]) - fz[i]
-                for x, i in zip(xs, positions, strict=True)
-            ]
-
-        far, f_far, near, f_near, inside = _tango_probe(
-            excess, delta[sel] - sign * half[sel], delta[sel], -zs, -sign
-        )
-        lower = sign > 0
-        root = _find_root_from(excess, far, near, f_far, f_near, lower, atol=_ROOT_ATOL,
-                               rtol=1e-13, nearer=True, f_floats=excess_floats)
-        # No sign change means the whole of (-1, delta_hat] (or [delta_hat, 1)) is inside the
-        # interval.
-        limit = np.where(inside, root, -sign)
-        low[sel_low] = limit[: sel_low.size]
-        high[sel_up] = limit[sel_low.size :]
-
-    undefined = n == 0
-    low[undefined] = np.nan
-    high[undefined] = np.nan
-    return low, high
+    gap = b - c
+    half = 1.1 * z * xp.sqrt(xp.maximum(b + c - gap * gap / n, 0.0)) / n
+    return xp.two_sided(_tango_limit, (n > 0) & (delta > -1.0), (n > 0) & (delta < 1.0),
+                        (b, c, n, z, delta, half), -1.0, 1.0)
 
 
-def _diff_exact(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
+def _diff_exact(a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, level: FloatArray
+                ) -> tuple[FloatArray, FloatArray]:
     n = a + b + c + d
     m = b + c
     alpha = (1.0 - level) / 2.0
@@ -234,7 +195,8 @@ def _diff_exact(
     return low, high
 
 
-_DIFFERENCE_IMPL: Final[dict[str, _DifferenceMethod]] = {
+#: The formulas f(xp, a, b, c, d, z) of the methods but "exact".
+_DIFFERENCE_IMPL: Final[dict[str, Callable[..., Limits]]] = {
     "wald": _diff_wald,
     "wald-cc": _diff_wald_cc,
     "agresti-min": _diff_agresti_min,
@@ -242,7 +204,6 @@ _DIFFERENCE_IMPL: Final[dict[str, _DifferenceMethod]] = {
     "newcombe": _diff_newcombe,
     "newcombe-plain": _diff_newcombe_plain,
     "tango": _diff_tango,
-    "exact": _diff_exact,
 }
 
 
@@ -374,16 +335,24 @@ def difference_interval(
 
 def _difference_limits(
     method: str, a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, level: FloatArray
-) -> _Limits:
+) -> tuple[FloatArray, FloatArray]:
     """The limits of :func:`difference_interval` for checked flat float64 cells and levels."""
-    low, high = _DIFFERENCE_IMPL[method](a, b, c, d, _z(level), level)
-    # np.clip(x, -1, 1), without its cost per call on small arrays
-    low = np.minimum(np.maximum(low, -1.0), 1.0)
-    high = np.minimum(np.maximum(high, -1.0), 1.0)
-    # Without items there is no difference to estimate, whatever a method's pseudo-counts say.
-    empty = a + b + c + d == 0
-    low[empty] = np.nan
-    high[empty] = np.nan
-    return low, high
+    if method == "exact":
+        low, high = _diff_exact(a, b, c, d, level)
+        return _in_range(ARRAYS, low, high, a + b + c + d)
+    return by_table(_difference, (a, b, c, d, _z(level)), formula=_DIFFERENCE_IMPL[method])
 
 
+def _difference(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real, *,
+                formula: Callable[..., Limits]) -> Limits:
+    """A method's limits, truncated to [-1, 1] and nan without items."""
+    low, high = formula(xp, a, b, c, d, z)
+    return _in_range(xp, low, high, a + b + c + d)
+
+
+def _in_range(xp: Ops, low: Real, high: Real, n: Real) -> Limits:
+    # np.clip(x, -1, 1), without its cost per call on small arrays. Without items there is
+    # no difference to estimate, whatever a method's pseudo-counts say.
+    empty = n == 0
+    return (xp.where(empty, math.nan, xp.minimum(xp.maximum(low, -1.0), 1.0)),
+            xp.where(empty, math.nan, xp.minimum(xp.maximum(high, -1.0), 1.0)))

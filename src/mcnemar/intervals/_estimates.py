@@ -13,7 +13,7 @@ from mcnemar.errors import TableError
 from mcnemar.intervals._api import table_estimate
 from mcnemar.intervals._inputs import _as_counts, _echo, _finish, _prepare, _Scalar, _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
-from mcnemar.intervals._roots import _wilson
+from mcnemar.intervals._roots import _wilson, by_table
 
 # ---------------------------------------------------------------------------------------------
 # Point estimates and the one-proportion Wilson interval
@@ -169,7 +169,6 @@ def wilson_interval(
     if (xx > nn).any():
         bad = xx > nn
         raise TableError(f"x must not exceed n; got x = {_echo(xx, bad)} with n = {_echo(nn, bad)}")
-    low, high = _wilson(xx, nn, _z(level))
-    return _finish(low, high, shape, scalar)
+    return _finish(*by_table(_wilson, (xx, nn, _z(level))), shape, scalar)
 
 

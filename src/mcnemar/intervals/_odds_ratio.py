@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, Final, overload
 
 import numpy as np
@@ -10,7 +11,16 @@ from numpy.typing import ArrayLike, NDArray
 from mcnemar.intervals._api import log_wald, unbounded_where
 from mcnemar.intervals._inputs import _check_method, _finish, _Limits, _prepare, _Scalar, _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
-from mcnemar.intervals._roots import _find_root, _normal_score_gap, _wilson
+from mcnemar.intervals._roots import (
+    ARRAYS,
+    Limits,
+    Ops,
+    Real,
+    _find_root,
+    _normal_score_gap,
+    _wilson,
+    by_table,
+)
 from mcnemar.vocabulary import ODDS_RATIO_INTERVALS, names
 
 #: Methods of :func:`odds_ratio_interval`.
@@ -73,21 +83,32 @@ def _or_midp(b: FloatArray, c: FloatArray, alpha: FloatArray) -> _Limits:
         return low_b / (1.0 - low_b), (1.0 - low_c) / low_c
 
 
-def _or_wilson(b: FloatArray, c: FloatArray, z: FloatArray) -> _Limits:
+def _or_wilson_limits(xp: Ops, b: Real, c: Real, z: Real) -> Limits:
     # Wilson limits are symmetric: 1 - u(b) = l(c), so mu/(1 - mu) = l(b)/u(c) and u(b)/l(c).
-    lb, ub = _wilson(b, b + c, z)
-    lc, uc = _wilson(c, b + c, z)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return lb / uc, ub / lc
+    lb, ub = _wilson(xp, b, b + c, z)
+    lc, uc = _wilson(xp, c, b + c, z)
+    return lb / uc, xp.divide(ub, lc)
 
 
-def _or_wald(b: FloatArray, c: FloatArray, z: FloatArray, add: float) -> _Limits:
+def _or_wilson(b: FloatArray, c: FloatArray, z: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The Wilson limits of the odds ratio for flat float64 counts (b + c > 0) and normal
+    quantiles."""
+    return by_table(_or_wilson_limits, (b, c, z))
+
+
+def _or_wald(xp: Ops, b: Real, c: Real, z: Real, *, add: float) -> Limits:
     bb, cc = b + add, c + add
-    with np.errstate(divide="ignore", invalid="ignore"):
-        estimate = bb / cc
-        se = np.sqrt(1.0 / bb + 1.0 / cc)
+    estimate = xp.divide(bb, cc)
+    se = xp.sqrt(xp.divide(1.0, bb) + xp.divide(1.0, cc))
     # (0, inf) unless both counts are positive, the only case with a finite positive estimate.
-    return log_wald(estimate, se, z)
+    return log_wald(xp, estimate, se, z)
+
+
+def _or_unbounded(xp: Ops, b: Real, c: Real, z: Real, *, formula: Callable[..., Limits],
+                  **options: float) -> Limits:
+    """A formula's limits, and (0, inf) without discordant pairs."""
+    low, high = formula(xp, b, c, z, **options)
+    return unbounded_where(xp, low, high, b + c == 0)
 
 
 @overload
@@ -172,15 +193,11 @@ def odds_ratio_interval(
 
 def _odds_ratio_limits(method: str, b: FloatArray, c: FloatArray, level: FloatArray) -> _Limits:
     """The limits of :func:`odds_ratio_interval` for checked flat float64 counts and levels."""
+    if method == "wilson":
+        return by_table(_or_unbounded, (b, c, _z(level)), formula=_or_wilson_limits)
+    if method in ("wald", "wald-laplace"):
+        return by_table(_or_unbounded, (b, c, _z(level)), formula=_or_wald,
+                        add=1.0 if method == "wald-laplace" else 0.0)
     alpha = (1.0 - level) / 2.0
-    if method == "exact":
-        low, high = _or_exact(b, c, alpha)
-    elif method == "midp":
-        low, high = _or_midp(b, c, alpha)
-    elif method == "wilson":
-        low, high = _or_wilson(b, c, _z(level))
-    else:
-        low, high = _or_wald(b, c, _z(level), 1.0 if method == "wald-laplace" else 0.0)
-    return unbounded_where(
-        np.asarray(low, dtype=np.float64), np.asarray(high, dtype=np.float64), b + c == 0
-    )
+    low, high = _or_exact(b, c, alpha) if method == "exact" else _or_midp(b, c, alpha)
+    return unbounded_where(ARRAYS, low, high, b + c == 0)

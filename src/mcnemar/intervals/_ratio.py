@@ -2,24 +2,25 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import Any, Final
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from mcnemar.intervals._api import log_wald, table_interval, unbounded_where, whole_table_interval
-from mcnemar.intervals._inputs import _DifferenceMethod, _Limits, _z
+from mcnemar.intervals._inputs import _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
+    Limits,
+    Ops,
+    Real,
     _find_root_from,
-    _float_divide,
-    _float_maximum,
-    _float_sqrt,
     _larger_quadratic_root,
-    _larger_quadratic_root_float,
     _paired_correlation,
     _paired_wilson,
     _wilson,
+    by_table,
 )
 from mcnemar.vocabulary import RATIO_INTERVALS, names
 
@@ -30,159 +31,103 @@ RATIO_METHODS: Final[tuple[str, ...]] = names(RATIO_INTERVALS)
 # ---------------------------------------------------------------------------------------------
 # Ratio of accuracies
 # ---------------------------------------------------------------------------------------------
+# Each method's limits are one formula f(xp, a, b, c, d, z) for both routes of
+# mcnemar.intervals._roots (arrays of tables, or one table's Python floats).
 
 
-def _ratio_wald(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
-    with np.errstate(divide="ignore", invalid="ignore"):
-        estimate = (a + b) / (a + c)
-        se = np.sqrt((b + c) / ((a + b) * (a + c)))
+def _ratio_wald(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+    estimate = xp.divide(a + b, a + c)
+    se = xp.sqrt((b + c) / ((a + b) * (a + c)))
     # A zero margin leaves the log scale undefined: the interval is the whole half-line.
-    return log_wald(estimate, se, z)
+    return log_wald(xp, estimate, se, z)
 
 
-def _tang_statistic(
-    phi0: FloatArray, a: FloatArray, b: FloatArray, c: FloatArray, n: FloatArray
-) -> FloatArray:
+def _tang_score(xp: Ops, phi0: Real, a: Real, b: Real, c: Real, n: Real) -> Any:
     """Tang, Tang & Chan's score statistic for H0: ratio = phi0."""
     p21 = _larger_quadratic_root(
+        xp,
         n * (1.0 + phi0),
         (a + c) * phi0 * phi0 - (a + b + 2.0 * c),
         c * (1.0 - phi0) * (a + b + c) / n,
     )
-    variance = np.maximum(n * (1.0 + phi0) * p21 + (a + b + c) * (phi0 - 1.0), 0.0)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return np.asarray(((a + b) - (a + c) * phi0) / np.sqrt(variance), dtype=np.float64)
+    variance = xp.maximum(n * (1.0 + phi0) * p21 + (a + b + c) * (phi0 - 1.0), 0.0)
+    return ((a + b) - (a + c) * phi0) / xp.sqrt(variance)
 
 
-def _tang_statistic_float(phi0: float, a: float, b: float, c: float, n: float) -> float:
-    """:func:`_tang_statistic` on Python floats, with the same operations."""
-    p21 = _larger_quadratic_root_float(
-        n * (1.0 + phi0),
-        (a + c) * phi0 * phi0 - (a + b + 2.0 * c),
-        _float_divide(c * (1.0 - phi0) * (a + b + c), n),
-    )
-    variance = _float_maximum(n * (1.0 + phi0) * p21 + (a + b + c) * (phi0 - 1.0), 0.0)
-    return _float_divide((a + b) - (a + c) * phi0, _float_sqrt(variance))
+def _tang_excess(xp: Ops, s: Real, sign: Real, a: Real, b: Real, c: Real, n: Real,
+                 z: Real) -> Any:
+    """At phi0 = exp(s): T - z for a lower limit (sign 1), -(T + z) for an upper one (sign
+    -1); positive below the lower root and above the upper one."""
+    return sign * _tang_score(xp, xp.exp(s), a, b, c, n) - z
 
 
-def _tang_limit(
-    a: FloatArray,
-    b: FloatArray,
-    c: FloatArray,
-    n: FloatArray,
-    z: FloatArray,
-    estimate: FloatArray,
-    sign: FloatArray,
-) -> FloatArray:
+def _tang_limit(xp: Ops, sign: Real, a: Real, b: Real, c: Real, n: Real, z: Real,
+                estimate: Real) -> Any:
     """Tang limits, searched on the log scale, for tables with a finite positive estimate:
-    lower limits where ``sign`` is 1, upper ones where it is -1 (each problem's search is its
-    own, so one call for both gives the limits of separate calls)."""
+    lower limits where ``sign`` is 1, upper ones where it is -1."""
     lower = sign > 0
-
-    def excess(s: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
-        # Lower limit: T(phi) - z, positive below the root; upper: -(T(phi) + z), likewise.
-        t = _tang_statistic(np.exp(s), a[idx], b[idx], c[idx], n[idx])
-        return np.asarray(sign[idx] * t - z[idx], dtype=np.float64)
-
-    fa, fb, fc, fn, fz, fsign = (v.tolist() for v in (a, b, c, n, z, sign))
-
-    def excess_floats(xs: list[float], positions: list[int]) -> list[float]:
-        phis = np.exp(np.array(xs)).tolist()
-        return [
-            fsign[i] * _tang_statistic_float(phi, fa[i], fb[i], fc[i], fn[i]) - fz[i]
-            for phi, i in zip(phis, positions, strict=True)
-        ]
-
-    centre = np.log(estimate)
-    near, f_near = centre.copy(), -z.copy()
+    excess = xp.bind(_tang_excess, sign, a, b, c, n, z)
+    centre = xp.log(estimate)
+    near, f_near = centre, -z
     # A probe a tenth beyond the Wald limit on the log scale usually lands just past the root,
     # where the statistic is nearly linear: then [probe, centre] is the bracket.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        probe = centre - sign * 1.1 * z * np.sqrt((b + c) / ((a + b) * (a + c)))
-    probed = np.flatnonzero(np.isfinite(probe) & (probe != centre))
-    f_probe = excess(probe[probed], probed) if probed.size else np.zeros(0)
-    hit = np.zeros(centre.size, dtype=bool)
-    hit[probed[f_probe > 0]] = True
-    far = np.where(hit, probe, np.nan)
-    f_far = np.full(centre.size, np.nan)
-    f_far[probed[f_probe > 0]] = f_probe[f_probe > 0]
+    probe = centre - sign * 1.1 * z * xp.sqrt((b + c) / ((a + b) * (a + c)))
+    probed = xp.isfinite(probe) & (probe != centre)
+    f_probe = xp.call_where(probed, excess, probe)
+    hit = f_probe > 0
+    far, f_far = xp.where(hit, probe, math.nan), xp.where(hit, f_probe, math.nan)
     # Elsewhere: T(phi) tends to +inf as phi -> 0 and to -inf as phi -> inf; widen the bracket
-    # by doubling steps on the log scale from 1 until the sign changes.
-    rest = np.flatnonzero(~hit)
-    if rest.size:
-        step = np.ones(rest.size)
-        far[rest] = centre[rest] - sign[rest] * step
-        f_far[rest] = excess(far[rest], rest)
-        for _ in range(10):
-            short = ~(f_far[rest] > 0)
-            if not short.any():
+    # by doubling steps on the log scale, 1 to 2**10, until the sign changes.
+    rest = xp.logical_not(hit)
+    if xp.any(rest):
+        step = 1.0
+        short = rest
+        for _ in range(11):
+            far = xp.where(short, centre - sign * step, far)
+            f_far = xp.where(short, xp.call_where(short, excess, far), f_far)
+            short = rest & xp.logical_not(f_far > 0)
+            if not xp.any(short):
                 break
-            step[short] *= 2.0
-            far[rest[short]] = centre[rest[short]] - sign[rest[short]] * step[short]
-            f_far[rest[short]] = excess(far[rest[short]], rest[short])
+            step = xp.where(short, 2.0 * step, step)
         # a probe short of the root between the centre and the far end is the near end
-        missed = probed[f_probe <= 0]
-        between = (probe[missed] - far[missed]) * sign[missed] > 0
-        near[missed[between]] = probe[missed[between]]
-        f_near[missed[between]] = f_probe[f_probe <= 0][between]
-    found = f_far > 0
-    root = _find_root_from(excess, far, near, f_far, f_near, lower, atol=1e-14,
-                           f_floats=excess_floats)
-    limit = np.exp(root)
-    limit[~found] = np.where(lower, 0.0, np.inf)[~found]
-    return np.asarray(limit, dtype=np.float64)
+        between = probed & (f_probe <= 0) & ((probe - far) * sign > 0)
+        near, f_near = xp.where(between, probe, near), xp.where(between, f_probe, f_near)
+    root = _find_root_from(xp, excess, far, near, f_far, f_near, lower, atol=1e-14)
+    return xp.where(f_far > 0, xp.exp(root), xp.where(lower, 0.0, math.inf))
 
 
-def _ratio_tang(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
+def _ratio_tang(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     # The variance in the statistic cancels as phi0 -> 0 (it loses ~6 digits at phi0 ~ 1e-5),
     # while it is well conditioned for large phi0. The interval respects the swap of the
     # systems (L(b, c) = 1/U(c, b)), so tables with an estimate below 1 are solved swapped.
     flip = (a + b) < (a + c)
-    b, c = np.where(flip, c, b), np.where(flip, b, c)
+    b, c = xp.where(flip, c, b), xp.where(flip, b, c)
     n = a + b + c + d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        estimate = (a + b) / (a + c)
-    low = np.zeros_like(estimate)
-    high = np.full_like(estimate, np.inf)
-    inner = np.flatnonzero(np.isfinite(estimate) & (estimate > 0))
-    if inner.size:
-        # both limits in one search: a single table pays numpy's cost per call once per step
-        aa, bb, cc, nn, zz, ee = (np.tile(x[inner], 2) for x in (a, b, c, n, z, estimate))
-        both = _tang_limit(aa, bb, cc, nn, zz, ee, sign=np.repeat([1.0, -1.0], inner.size))
-        low[inner], high[inner] = both[: inner.size], both[inner.size :]
+    estimate = xp.divide(a + b, a + c)
+    inner = xp.isfinite(estimate) & (estimate > 0)
+    low, high = xp.two_sided(_tang_limit, inner, inner, (a, b, c, n, z, estimate), 0.0,
+                             math.inf)
     # With a + c = 0 the statistic reduces to sqrt((a + b)/phi0), so L = (a + b)/z^2 (and,
     # swapped back, U = z^2/(a + b) when a + b = 0 < a + c).
-    only_a = (a + c == 0) & (a + b > 0)
-    low[only_a] = (a + b)[only_a] / z[only_a] ** 2
-    with np.errstate(divide="ignore"):
-        return np.where(flip, 1.0 / high, low), np.where(flip, 1.0 / low, high)
+    low = xp.where((a + c == 0) & (a + b > 0), xp.divide(a + b, z * z), low)
+    return (xp.where(flip, xp.divide(1.0, high), low),
+            xp.where(flip, xp.divide(1.0, low), high))
 
 
-def _ratio_bonett_price(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
+def _ratio_bonett_price(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     n_star = a + b + c
     x1 = a + b
     x2 = a + c
-    with np.errstate(divide="ignore", invalid="ignore"):
-        big_a = np.sqrt((b + c + 2.0) / ((x1 + 1.0) * (x2 + 1.0)))
-        big_b = np.sqrt((1.0 - (x1 + 1.0) / (n_star + 2.0)) / (x1 + 1.0))
-        big_c = np.sqrt((1.0 - (x2 + 1.0) / (n_star + 2.0)) / (x2 + 1.0))
-        z_star = big_a / (big_b + big_c) * z
-        l1, u1 = _wilson(x1, n_star, z_star)
-        l2, u2 = _wilson(x2, n_star, z_star)
-        low = l1 / u2
-        high = u1 / l2
-    return unbounded_where(low, high, n_star == 0)
+    big_a = xp.sqrt((b + c + 2.0) / ((x1 + 1.0) * (x2 + 1.0)))
+    big_b = xp.sqrt((1.0 - (x1 + 1.0) / (n_star + 2.0)) / (x1 + 1.0))
+    big_c = xp.sqrt((1.0 - (x2 + 1.0) / (n_star + 2.0)) / (x2 + 1.0))
+    z_star = big_a / (big_b + big_c) * z
+    l1, u1 = _wilson(xp, x1, n_star, z_star)
+    l2, u2 = _wilson(xp, x2, n_star, z_star)
+    return unbounded_where(xp, l1 / u2, xp.divide(u1, l2), n_star == 0)
 
 
-def _mover_discriminant(
-    p1: FloatArray, p2: FloatArray, x: FloatArray, y: FloatArray, rho: FloatArray
-) -> FloatArray:
+def _mover_discriminant(xp: Ops, p1: Real, p2: Real, x: Real, y: Real, rho: Real) -> Any:
     """beta^2 - alpha q of the MOVER ratio quadratic, expanded without cancellation.
 
     With beta = p1 p2 - rho x y, alpha = p2^2 - y^2 and q = p1^2 - x^2 the discriminant is
@@ -190,45 +135,44 @@ def _mover_discriminant(
     (p1 y - p2 x)^2 at rho = 1, where the direct form would leave noise of order 1e-8 after the
     square root.
     """
-    disc = (p1 * y - p2 * x) ** 2 + (1.0 - rho) * x * y * (2.0 * p1 * p2 - (1.0 + rho) * x * y)
-    return np.asarray(np.maximum(disc, 0.0), dtype=np.float64)
+    gap = p1 * y - p2 * x
+    disc = gap * gap + (1.0 - rho) * x * y * (2.0 * p1 * p2 - (1.0 + rho) * x * y)
+    return xp.maximum(disc, 0.0)
 
 
-def _ratio_mover_wilson(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray, level: FloatArray
-) -> _Limits:
-    p1, l1, u1, p2, l2, u2 = _paired_wilson(a, b, c, d, z)
-    corr = _paired_correlation(a, b, c, d, a * d - b * c)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        # MOVER for a ratio (Donner & Zou 2012): L is the root in (0, phi_hat) of
-        # alpha_l L^2 - 2 beta_l L + q_l = 0, and U the root above phi_hat of the analogous
-        # quadratic. The roots are written in the form without cancellation, which also
-        # keeps L(b, c) = 1/U(c, b) exact.
-        x, y = p1 - l1, u2 - p2
-        beta_l = p1 * p2 - corr * x * y
-        q_l = l1 * (2.0 * p1 - l1)
-        alpha_l = u2 * (2.0 * p2 - u2)
-        root_l = np.sqrt(_mover_discriminant(p1, p2, x, y, corr))
-        low = np.where(beta_l > 0, q_l / (beta_l + root_l), (beta_l - root_l) / alpha_l)
-        x, y = u1 - p1, p2 - l2
-        beta_u = p1 * p2 - corr * x * y
-        q_u = u1 * (2.0 * p1 - u1)
-        alpha_u = l2 * (2.0 * p2 - l2)
-        root_u = np.sqrt(_mover_discriminant(p1, p2, x, y, corr))
-        high = np.where(beta_u >= 0, (beta_u + root_u) / alpha_u, q_u / (beta_u - root_u))
-    low = np.where(np.isnan(low), 0.0, np.maximum(low, 0.0))
-    high = np.where(np.isnan(high) | (high < 0), np.inf, high)
+def _ratio_mover_wilson(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+    p1, l1, u1, p2, l2, u2 = _paired_wilson(xp, a, b, c, d, z)
+    corr = _paired_correlation(xp, a, b, c, d, a * d - b * c)
+    div = xp.divide
+    # MOVER for a ratio (Donner & Zou 2012): L is the root in (0, phi_hat) of
+    # alpha_l L^2 - 2 beta_l L + q_l = 0, and U the root above phi_hat of the analogous
+    # quadratic. The roots are written in the form without cancellation, which also keeps
+    # L(b, c) = 1/U(c, b) exact.
+    x, y = p1 - l1, u2 - p2
+    beta_l = p1 * p2 - corr * x * y
+    q_l = l1 * (2.0 * p1 - l1)
+    alpha_l = u2 * (2.0 * p2 - u2)
+    root_l = xp.sqrt(_mover_discriminant(xp, p1, p2, x, y, corr))
+    low = xp.where(beta_l > 0, div(q_l, beta_l + root_l), div(beta_l - root_l, alpha_l))
+    x, y = u1 - p1, p2 - l2
+    beta_u = p1 * p2 - corr * x * y
+    q_u = u1 * (2.0 * p1 - u1)
+    alpha_u = l2 * (2.0 * p2 - l2)
+    root_u = xp.sqrt(_mover_discriminant(xp, p1, p2, x, y, corr))
+    high = xp.where(beta_u >= 0, div(beta_u + root_u, alpha_u), div(q_u, beta_u - root_u))
+    low = xp.where(xp.isnan(low), 0.0, xp.maximum(low, 0.0))
+    high = xp.where(xp.isnan(high) | (high < 0), math.inf, high)
     # With rho = 1 and equal margins the interval shrinks to the estimate; keep rounding from
     # putting the limits on the wrong side of it.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        estimate = (a + b) / (a + c)
-    inner = np.isfinite(estimate)
-    low[inner] = np.minimum(low, estimate)[inner]
-    high[inner] = np.maximum(high, estimate)[inner]
-    return unbounded_where(low, high, a + b + c == 0)
+    estimate = div(a + b, a + c)
+    inner = xp.isfinite(estimate)
+    low = xp.where(inner, xp.minimum(low, estimate), low)
+    high = xp.where(inner, xp.maximum(high, estimate), high)
+    return unbounded_where(xp, low, high, a + b + c == 0)
 
 
-_RATIO_IMPL: Final[dict[str, _DifferenceMethod]] = {
+#: The formulas f(xp, a, b, c, d, z) of the methods.
+_RATIO_IMPL: Final[dict[str, Callable[..., Limits]]] = {
     "wald": _ratio_wald,
     "tang": _ratio_tang,
     "bonett-price": _ratio_bonett_price,
@@ -318,8 +262,6 @@ def ratio_interval(
 
 def _ratio_limits(
     method: str, a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, level: FloatArray
-) -> _Limits:
+) -> tuple[FloatArray, FloatArray]:
     """The limits of :func:`ratio_interval` for checked flat float64 cells and levels."""
-    return _RATIO_IMPL[method](a, b, c, d, _z(level), level)
-
-
+    return by_table(_RATIO_IMPL[method], (a, b, c, d, _z(level)))

@@ -1,12 +1,25 @@
-"""Numerical tools shared by the score intervals: a bracketed root finder vectorized over
-tables, the larger root of a quadratic, Wilson's score limits, and the marginal proportions,
-their Wilson limits and the correlation that the MOVER intervals start from.
+"""Numerical tools shared by the intervals, and the two routes their formulas run on.
+
+Every formula of an interval is written once, over ``+ - * /``, comparisons and the operations
+of an :class:`Ops`, and runs on one of two routes: :data:`ARRAYS` (numpy, elementwise over
+many tables) or :data:`FLOATS` (Python floats, one table, without numpy's cost per call on
+arrays of one element). :func:`by_table` picks the route. Python floats and numpy's float64
+arrays round ``+ - * /`` and the square root the same way (IEEE 754), and the float operations
+of :data:`FLOATS` give numpy's results bit for bit, so a table gets the same limits alone
+or in a batch (the tests compare the routes).
+
+Also here: the bracketed root finder of the score intervals (vectorized over problems, each
+stopping on its own, and its search for one problem on floats), the larger root of a
+quadratic, Wilson's score limits, and the marginal proportions, their Wilson limits and the
+correlation that the MOVER intervals start from.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import operator
+from collections.abc import Callable, Generator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -15,7 +28,190 @@ from numpy.typing import NDArray
 from mcnemar.intervals._result import FloatArray
 
 # ---------------------------------------------------------------------------------------------
-# Numerical tools
+# The two routes
+# ---------------------------------------------------------------------------------------------
+
+#: A Python float (one table, :data:`FLOATS`) or a float64 array (many, :data:`ARRAYS`).
+Real = float | FloatArray
+#: A formula's two limits on either route.
+Limits = tuple[Any, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Ops:
+    """The operations, beyond ``+ - * /`` and comparisons, of the formulas written once for
+    both routes; ``xp`` in their signatures.
+
+    On :data:`FLOATS` each gives numpy's float64 result bit for bit, with one difference:
+    where numpy would divide by zero with ``/``, take the square root of a negative number,
+    overflow in ``exp`` or take the log of a number that is not positive, Python raises
+    (ZeroDivisionError, ValueError, OverflowError), and :func:`by_table` computes that table on
+    arrays instead. ``divide`` is the division that never raises, for the quotients that a
+    valid table may leave undefined (x/0 is then an infinity or nan, as in numpy; its nan
+    for 0/0 may differ from numpy's in the sign bit, so the formulas only ever discard one or
+    test it with ``isnan``).
+
+    ``call_where(mask, f, x)`` is the objective ``f`` at ``x`` where ``mask`` holds and nan
+    elsewhere, evaluated only there; ``bind(fn, *params)`` the objective ``fn(xp, x, *params)``
+    of the route's root finder (``f(x, idx)`` for the problems ``idx`` on arrays, ``f(x)`` on
+    floats); ``find_root`` that root finder (:func:`_find_root` or
+    :func:`_find_root_float`); ``two_sided`` the lower and upper limits of each table
+    (:func:`_two_sided_arrays`).
+    """
+
+    sqrt: Callable[[Any], Any]
+    maximum: Callable[[Any, Any], Any]
+    minimum: Callable[[Any, Any], Any]
+    where: Callable[[Any, Any, Any], Any]
+    isfinite: Callable[[Any], Any]
+    isnan: Callable[[Any], Any]
+    signbit: Callable[[Any], Any]
+    logical_not: Callable[[Any], Any]
+    any: Callable[[Any], bool]
+    divide: Callable[[Any, Any], Any]
+    exp: Callable[[Any], Any]
+    log: Callable[[Any], Any]
+    call_where: Callable[[Any, Callable[..., Any], Any], Any]
+    bind: Callable[..., Callable[..., Any]]
+    find_root: Callable[..., Any]
+    two_sided: Callable[..., Limits]
+
+
+#: The exceptions of the float route where numpy would give an infinity or nan.
+FLOAT_ROUTE_ERRORS = (ZeroDivisionError, ValueError, OverflowError)
+
+
+def by_table(formula: Callable[..., Limits], cells: tuple[FloatArray, ...], /,
+             **static: Any) -> tuple[FloatArray, FloatArray]:
+    """``formula(xp, *cells, **static)``, a formula's (low, high) for flat float64 arrays of
+    tables (all of one size): on Python floats for a single table, on the arrays otherwise.
+
+    A single table whose float route raises (a zero count where the formula divides by it,
+    see :class:`Ops`) is computed on arrays, so each table's route depends on that table
+    alone. The array route runs under one ``np.errstate``: the formulas let x/0 and the like
+    give infinities and nans and choose among them.
+    """
+    if cells[0].size == 1:
+        try:
+            low, high = formula(FLOATS, *(float(x[0]) for x in cells), **static)
+        except FLOAT_ROUTE_ERRORS:
+            pass
+        else:
+            return np.array([low]), np.array([high])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        low, high = formula(ARRAYS, *cells, **static)
+    return low, high
+
+
+def _array_any(mask: NDArray[np.bool_]) -> bool:
+    return bool(mask.any())
+
+
+def _array_call_where(mask: NDArray[np.bool_], f: _Objective, x: FloatArray) -> FloatArray:
+    idx = np.flatnonzero(mask)
+    out = np.empty(mask.shape)
+    out.fill(np.nan)
+    if idx.size:
+        out[idx] = f(x[idx], idx)
+    return out
+
+
+def _array_bind(fn: Callable[..., Any], *params: FloatArray) -> _Objective:
+    def objective(x: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
+        return np.asarray(fn(ARRAYS, x, *(p[idx] for p in params)), dtype=np.float64)
+
+    return objective
+
+
+def _two_sided_arrays(solve: Callable[..., FloatArray], lower: NDArray[np.bool_],
+                      upper: NDArray[np.bool_], params: tuple[FloatArray, ...],
+                      low: float, high: float) -> tuple[FloatArray, FloatArray]:
+    """Each table's limits: ``solve(xp, sign, *params)`` for the lower limit (sign 1) where
+    ``lower`` holds and the upper one (sign -1) where ``upper`` does, ``low`` and ``high``
+    elsewhere.
+
+    On arrays both kinds are one call, the lower limits first: each problem's steps are its
+    own, so the limits are those of separate searches, and a batch pays numpy's cost per call
+    once per step instead of twice.
+    """
+    sel_low, sel_up = np.flatnonzero(lower), np.flatnonzero(upper)
+    out_low, out_high = np.full(lower.shape, low), np.full(lower.shape, high)
+    sel = np.concatenate([sel_low, sel_up])
+    if sel.size:
+        sign = np.concatenate([np.ones(sel_low.size), -np.ones(sel_up.size)])
+        limit = solve(ARRAYS, sign, *(p[sel] for p in params))
+        out_low[sel_low] = limit[: sel_low.size]
+        out_high[sel_up] = limit[sel_low.size :]
+    return out_low, out_high
+
+
+def _two_sided_floats(solve: Callable[..., float], lower: bool, upper: bool,
+                      params: tuple[float, ...], low: float, high: float) -> tuple[float, float]:
+    """:func:`_two_sided_arrays` for one table."""
+    return (solve(FLOATS, 1.0, *params) if lower else low,
+            solve(FLOATS, -1.0, *params) if upper else high)
+
+
+def _float_divide(x: float, y: float) -> float:
+    """x/y on Python floats as numpy gives it: x/0 is an infinity of the quotient's sign, or
+    nan for 0/0 and nan/0."""
+    try:
+        return x / y
+    except ZeroDivisionError:
+        if x == 0 or math.isnan(x):
+            return math.nan
+        return math.copysign(math.inf, x) * math.copysign(1.0, y)
+
+
+def _float_maximum(x: float, y: float) -> float:
+    """np.maximum on Python floats: nan if either is nan, and y of two equal values (numpy's
+    choice between 0.0 and -0.0)."""
+    return x if x > y or x != x else y
+
+
+def _float_minimum(x: float, y: float) -> float:
+    """np.minimum on Python floats, as :func:`_float_maximum`."""
+    return x if x < y or x != x else y
+
+
+def _float_where(condition: bool, x: float, y: float) -> float:
+    return x if condition else y
+
+
+def _float_signbit(x: float) -> bool:
+    return math.copysign(1.0, x) < 0.0
+
+
+# np.exp overflows from 709.78 on; the float route leaves what is near it to arrays rather than
+# catch numpy's warning.
+_EXP_MAX = 709.0
+
+
+def _float_exp(x: float) -> float:
+    """np.exp on a Python float: numpy's own, since on CPUs with AVX-512 its SIMD exp and
+    math.exp differ in the last bit for some arguments."""
+    if x > _EXP_MAX:
+        raise OverflowError("exp overflows")
+    return float(np.exp(x))
+
+
+def _float_log(x: float) -> float:
+    """np.log on a positive Python float (numpy's, as for :func:`_float_exp`)."""
+    if not x > 0:
+        raise ValueError("log of a number that is not positive")
+    return float(np.log(x))
+
+
+def _float_call_where(mask: bool, f: Callable[[float], float], x: float) -> float:
+    return f(x) if mask else math.nan
+
+
+def _float_bind(fn: Callable[..., float], *params: float) -> Callable[[float], float]:
+    return lambda x: fn(FLOATS, x, *params)
+
+
+# ---------------------------------------------------------------------------------------------
+# Root finding
 # ---------------------------------------------------------------------------------------------
 
 # The limits of the Tango and exact intervals scale as 1/N when b and c are small (1e-13 for
@@ -26,8 +222,62 @@ _ROOT_ATOL = 1e-30
 
 #: f(x, idx) evaluates a function at points x for the problems with positions idx.
 _Objective = Callable[[FloatArray, NDArray[np.intp]], FloatArray]
-#: The same function on Python floats: f(xs, positions), one value per point.
-_FloatObjective = Callable[[list[float], list[int]], list[float]]
+#: The state of a search: the ends (a, b) with b the latest iterate, f there, and the widths
+#: of the bracket over the last three steps.
+_State = tuple[Any, Any, Any, Any, Any, Any, Any]
+
+#: Up to this many problems, :func:`_find_root` iterates in Python floats.
+_FEW = 4
+
+
+def _scale(xp: Ops, a: Real, b: Real, nearer: bool) -> Any:
+    """What the relative tolerance of :func:`_find_root` multiplies, per bracket [a, b]."""
+    if not nearer:
+        return xp.maximum(abs(a), abs(b))
+    return xp.where(xp.signbit(a) == xp.signbit(b), xp.minimum(abs(a), abs(b)), 0.0)
+
+
+def _start(xp: Ops, lo: Real, hi: Real, f_lo: Real, f_hi: Real, atol: float, rtol: float,
+           nearer: bool) -> tuple[Any, Any]:
+    """The root of a bracket that needs no search (an end where f is 0, or the midpoint of a
+    bracket within the tolerance already), and whether it needs none."""
+    tight = abs(hi - lo) <= atol + rtol * _scale(xp, lo, hi, nearer)
+    settled = (f_lo == 0) | (f_hi == 0) | tight
+    return xp.where(f_lo == 0, lo, xp.where(f_hi == 0, hi, 0.5 * (lo + hi))), settled
+
+
+def _next_point(xp: Ops, state: _State, atol: float, rtol: float,
+                nearer: bool) -> tuple[Any, tuple[Any, Any, Any]]:
+    """The next point to evaluate, and what :func:`_advance` needs of this step.
+
+    The Illinois secant point, or the midpoint where the secant leaves the bracket or the
+    bracket failed to halve over the last three steps; kept the tolerance away from both ends.
+    """
+    a, b, fa, fb, _, _, width2 = state
+    left, right = xp.minimum(a, b), xp.maximum(a, b)
+    width = right - left
+    tol = 0.5 * (atol + rtol * _scale(xp, a, b, nearer))
+    secant = b - xp.divide(fb * (b - a), fb - fa)
+    use_secant = (xp.isfinite(secant) & (secant > left) & (secant < right)
+                  & (width <= 0.5 * width2))
+    mid = 0.5 * (a + b)
+    x = xp.where(use_secant, secant, mid)
+    x = xp.where(width > 4.0 * tol, xp.minimum(xp.maximum(x, left + tol), right - tol), mid)
+    return x, (use_secant, width, tol)
+
+
+def _advance(xp: Ops, state: _State, x: Real, fx: Real,
+             step: tuple[Any, Any, Any]) -> tuple[_State, Any]:
+    """The state after evaluating f(x) = fx, and whether the search has ended (f is 0 there or
+    the bracket is within twice the tolerance)."""
+    a, b, fa, fb, w0, w1, _ = state
+    use_secant, width, tol = step
+    flip = xp.signbit(fx) != xp.signbit(fb)
+    # Illinois: an endpoint kept twice has its function value halved, which pulls the next
+    # secant towards it and avoids the one-sided crawl of plain regula falsi.
+    fa = xp.where(flip, fb, xp.where(use_secant, 0.5 * fa, fa))
+    a = xp.where(flip, b, a)
+    return (a, x, fa, fx, width, w0, w1), (fx == 0) | (abs(x - a) <= 2.0 * tol)
 
 
 def _find_root(
@@ -41,7 +291,6 @@ def _find_root(
     rtol: float = 4e-16,
     maxiter: int = 400,
     nearer: bool = False,
-    f_floats: _FloatObjective | None = None,
 ) -> FloatArray:
     """Solve f(x) = 0 for many independent brackets at once.
 
@@ -59,228 +308,148 @@ def _find_root(
     root itself even when the bracket is still far wider than the root (a limit of 1e-14 in
     a bracket reaching to -1), so a tiny ``atol`` leaves every root ``rtol``-accurate.
 
-    ``f_floats``, if given, is ``f`` on Python floats with the same operations in the same
-    order (so the same values); the iteration for a few problems calls it instead of ``f``.
+    Up to :data:`_FEW` problems (the limits of one table) iterate on Python floats, with the
+    same operations (:func:`_find_root_float`), still calling ``f`` once per step for all.
     """
-    result = np.where(f_lo == 0, lo, np.where(f_hi == 0, hi, 0.5 * (lo + hi)))
-    tight = np.abs(hi - lo) <= atol + rtol * _scale(lo, hi, nearer)
-    idx = np.flatnonzero(~((f_lo == 0) | (f_hi == 0) | tight))
-    if 0 < idx.size <= _FEW:
-        # A few problems (the limits of one table, in a report): the same steps in Python
-        # floats, without numpy's cost per call on arrays of a few elements; f is still called
-        # once per step for all of them.
-        result[idx] = _find_few_roots(
-            f, idx, lo[idx].tolist(), hi[idx].tolist(), f_lo[idx].tolist(), f_hi[idx].tolist(),
-            atol=atol, rtol=rtol, maxiter=maxiter, nearer=nearer, f_floats=f_floats,
-        )
-        return result
-    a, b = lo[idx].copy(), hi[idx].copy()
-    fa, fb = f_lo[idx].copy(), f_hi[idx].copy()
-    widths = [np.full(idx.size, np.inf) for _ in range(3)]
+    options = {"atol": atol, "rtol": rtol, "maxiter": maxiter, "nearer": nearer}
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        result, settled = _start(ARRAYS, lo, hi, f_lo, f_hi, atol, rtol, nearer)
+        idx = np.flatnonzero(~settled)
+        if 0 < idx.size <= _FEW:
+            result[idx] = _few_roots(f, idx, lo[idx], hi[idx], f_lo[idx], f_hi[idx], options)
+            return np.asarray(result, dtype=np.float64)
+        inf = np.full(idx.size, np.inf)
+        state: _State = (lo[idx], hi[idx], f_lo[idx], f_hi[idx], inf, inf, inf)
+        for _ in range(maxiter):
+            if idx.size == 0:
+                break
+            x, step = _next_point(ARRAYS, state, atol, rtol, nearer)
+            state, done = _advance(ARRAYS, state, x, f(x, idx), step)
+            if done.any():
+                result[idx[done]] = x[done]
+                keep = ~done
+                idx = idx[keep]
+                state = tuple(v[keep] for v in state)
+        result[idx] = state[1]
+    return np.asarray(result, dtype=np.float64)
+
+
+def _search(lo: float, hi: float, f_lo: float, f_hi: float, *, atol: float, rtol: float = 4e-16,
+            maxiter: int = 400, nearer: bool = False) -> Generator[float, float, float]:
+    """The search of :func:`_find_root` for one problem on Python floats: yields each point,
+    is sent f there, and returns the root."""
+    root, settled = _start(FLOATS, lo, hi, f_lo, f_hi, atol, rtol, nearer)
+    if settled:
+        return float(root)
+    state: _State = (lo, hi, f_lo, f_hi, math.inf, math.inf, math.inf)
     for _ in range(maxiter):
-        if idx.size == 0:
+        x, step = _next_point(FLOATS, state, atol, rtol, nearer)
+        state, done = _advance(FLOATS, state, x, (yield x), step)
+        if done:
             break
-        left, right = np.minimum(a, b), np.maximum(a, b)
-        width = right - left
-        tol = 0.5 * (atol + rtol * _scale(a, b, nearer))
-        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-            secant = b - fb * (b - a) / (fb - fa)
-        inside = np.isfinite(secant) & (secant > left) & (secant < right)
-        bisect = ~inside | (width > 0.5 * widths[2])
-        x = np.where(bisect, 0.5 * (a + b), secant)
-        x = np.where(width > 4.0 * tol, np.clip(x, left + tol, right - tol), 0.5 * (a + b))
-        fx = f(x, idx)
-        flip = np.signbit(fx) != np.signbit(fb)
-        # Illinois: an endpoint kept twice has its function value halved, which pulls the
-        # next secant towards it and avoids the one-sided crawl of plain regula falsi.
-        fa = np.where(flip, fb, np.where(bisect, fa, 0.5 * fa))
-        a = np.where(flip, b, a)
-        b, fb = x, fx
-        widths = [width, widths[0], widths[1]]
-        done = (fx == 0) | (np.abs(b - a) <= 2.0 * tol)
-        if done.any():
-            result[idx[done]] = b[done]
-            keep = ~done
-            idx, a, b, fa, fb = idx[keep], a[keep], b[keep], fa[keep], fb[keep]
-            widths = [w[keep] for w in widths]
-    result[idx] = b
-    return result
+    return float(state[1])
+
+
+def _find_root_float(f: Callable[[float], float], lo: float, hi: float, f_lo: float,
+                     f_hi: float, **options: Any) -> float:
+    """:func:`_find_root` for one problem on Python floats, ``f`` a function of a float."""
+    search = _search(lo, hi, f_lo, f_hi, **options)
+    try:
+        x = next(search)
+        while True:
+            x = search.send(f(x))
+    except StopIteration as stop:
+        return float(stop.value)
+
+
+def _few_roots(f: _Objective, idx: NDArray[np.intp], lo: FloatArray, hi: FloatArray,
+               f_lo: FloatArray, f_hi: FloatArray, options: dict[str, Any]) -> list[float]:
+    """:func:`_find_root` for a few problems, each searched on Python floats (the same
+    operations in the same order, so the same roots), ``f`` called once per step on an array
+    of the points of the problems still running."""
+    searches = [_search(*bracket, **options)
+                for bracket in zip(lo.tolist(), hi.tolist(), f_lo.tolist(), f_hi.tolist(),
+                                   strict=True)]
+    roots = [math.nan] * len(searches)
+    points: dict[int, float] = {}
+
+    def send(i: int, value: Any) -> None:
+        try:
+            points[i] = searches[i].send(value)
+        except StopIteration as stop:
+            roots[i] = stop.value
+
+    for i in range(len(searches)):
+        send(i, None)
+    while points:
+        running = list(points)
+        values = f(np.array([points.pop(i) for i in running]), idx[running]).tolist()
+        for i, value in zip(running, values, strict=True):
+            send(i, value)
+    return roots
 
 
 def _find_root_from(
-    f: _Objective,
-    far: FloatArray,
-    near: FloatArray,
-    f_far: FloatArray,
-    f_near: FloatArray,
-    lower: NDArray[np.bool_],
+    xp: Ops,
+    f: Any,
+    far: Real,
+    near: Real,
+    f_far: Real,
+    f_near: Real,
+    lower: Any,
     **options: Any,
-) -> FloatArray:
-    """:func:`_find_root` for brackets found from an estimate outwards: ``near`` is the end
-    next to the estimate, ``far`` the other, below it where ``lower`` (a lower limit) and
+) -> Any:
+    """The route's root finder for brackets found from an estimate outwards: ``near`` is the
+    end next to the estimate, ``far`` the other, below it where ``lower`` (a lower limit) and
     above it elsewhere; ``options`` as for :func:`_find_root`."""
-    return _find_root(
+    return xp.find_root(
         f,
-        np.where(lower, far, near),
-        np.where(lower, near, far),
-        np.where(lower, f_far, f_near),
-        np.where(lower, f_near, f_far),
+        xp.where(lower, far, near),
+        xp.where(lower, near, far),
+        xp.where(lower, f_far, f_near),
+        xp.where(lower, f_near, f_far),
         **options,
     )
 
 
-#: Up to this many problems, :func:`_find_root` iterates in Python floats.
-_FEW = 4
+# ---------------------------------------------------------------------------------------------
+# Formulas shared by the intervals
+# ---------------------------------------------------------------------------------------------
 
 
-def _scale(a: FloatArray, b: FloatArray, nearer: bool) -> FloatArray:
-    """What the relative tolerance of :func:`_find_root` multiplies, per bracket [a, b]."""
-    if not nearer:
-        return np.maximum(np.abs(a), np.abs(b))
-    return np.where(np.signbit(a) == np.signbit(b), np.minimum(np.abs(a), np.abs(b)), 0.0)
-
-
-def _few_scale(a: float, b: float, nearer: bool) -> float:
-    """:func:`_scale` for one bracket, in Python floats."""
-    if not nearer:
-        return max(abs(a), abs(b))
-    if (math.copysign(1.0, a) < 0) == (math.copysign(1.0, b) < 0):
-        return min(abs(a), abs(b))
-    return 0.0
-
-
-def _find_few_roots(
-    f: _Objective,
-    idx: NDArray[np.intp],
-    a: list[float],
-    b: list[float],
-    fa: list[float],
-    fb: list[float],
-    *,
-    atol: float,
-    rtol: float,
-    maxiter: int,
-    nearer: bool,
-    f_floats: _FloatObjective | None = None,
-) -> list[float]:
-    """The iteration of :func:`_find_root` for a few problems: the same IEEE operations in the
-    same order on Python floats, problem by problem, so the same roots (the tests compare the
-    two); ``f`` is called once per step for the problems still running."""
-    k = len(a)
-    positions = idx.tolist()
-    widths = [(math.inf, math.inf, math.inf)] * k
-    active = list(range(k))
-    for _ in range(maxiter):
-        if not active:
-            break
-        steps = []
-        for i in active:
-            left, right = min(a[i], b[i]), max(a[i], b[i])
-            width = right - left
-            tol = 0.5 * (atol + rtol * _few_scale(a[i], b[i], nearer))
-            try:
-                secant = b[i] - fb[i] * (b[i] - a[i]) / (fb[i] - fa[i])
-            except ZeroDivisionError:
-                secant = math.nan  # numpy's x/0 is not finite either: a bisection step
-            inside = math.isfinite(secant) and left < secant < right
-            bisect = not inside or width > 0.5 * widths[i][2]
-            x = 0.5 * (a[i] + b[i]) if bisect else secant
-            x = min(max(x, left + tol), right - tol) if width > 4.0 * tol else 0.5 * (a[i] + b[i])
-            steps.append((x, bisect, width, tol))
-        points = [step[0] for step in steps]
-        if f_floats is not None:
-            values = f_floats(points, [positions[i] for i in active])
-        else:
-            values = f(np.array(points), idx[active]).tolist()
-        still = []
-        for i, (x, bisect, width, tol), fx in zip(active, steps, values, strict=True):
-            if (math.copysign(1.0, fx) < 0) != (math.copysign(1.0, fb[i]) < 0):
-                fa[i], a[i] = fb[i], b[i]
-            elif not bisect:
-                fa[i] = 0.5 * fa[i]
-            b[i], fb[i] = x, fx
-            widths[i] = (width, widths[i][0], widths[i][1])
-            if not (fx == 0 or abs(b[i] - a[i]) <= 2.0 * tol):
-                still.append(i)
-        active = still
-    return b
-
-
-def _larger_quadratic_root(qa: FloatArray, qb: FloatArray, qc: FloatArray) -> FloatArray:
+def _larger_quadratic_root(xp: Ops, qa: Real, qb: Real, qc: Real) -> Any:
     """(-B + sqrt(B^2 - 4AC))/(2A) for A > 0, without cancellation when B > 0."""
-    root = np.sqrt(np.maximum(qb * qb - 4.0 * qa * qc, 0.0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(qb <= 0, (root - qb) / (2.0 * qa), -2.0 * qc / (qb + root))
+    root = xp.sqrt(xp.maximum(qb * qb - 4.0 * qa * qc, 0.0))
+    # the branch for B > 0 divides by 0 where B = -root <= 0 (C = 0), the other branch's case
+    return xp.where(qb <= 0, (root - qb) / (2.0 * qa), xp.divide(-2.0 * qc, qb + root))
 
 
-def _float_divide(x: float, y: float) -> float:
-    """x/y on Python floats as numpy gives it: x/0 is an infinity of the quotient's sign, or
-    nan for 0/0 and nan/0."""
-    try:
-        return x / y
-    except ZeroDivisionError:
-        if x == 0 or math.isnan(x):
-            return math.nan
-        return math.copysign(math.inf, x) * math.copysign(1.0, y)
-
-
-def _float_sqrt(x: float) -> float:
-    """np.sqrt on a Python float: nan below 0."""
-    return math.sqrt(x) if x >= 0 else math.nan
-
-
-def _float_maximum(x: float, y: float) -> float:
-    """np.maximum on Python floats: nan if either is nan."""
-    if math.isnan(x) or math.isnan(y):
-        return math.nan
-    return x if x > y else y
-
-
-def _larger_quadratic_root_float(qa: float, qb: float, qc: float) -> float:
-    """:func:`_larger_quadratic_root` on Python floats, with the same operations."""
-    root = _float_sqrt(_float_maximum(qb * qb - 4.0 * qa * qc, 0.0))
-    if qb <= 0:
-        return _float_divide(root - qb, 2.0 * qa)
-    return _float_divide(-2.0 * qc, qb + root)
-
-
-def _wilson(x: FloatArray, n: FloatArray, z: FloatArray) -> tuple[FloatArray, FloatArray]:
+def _wilson(xp: Ops, x: Real, n: Real, z: Real) -> Limits:
     """Wilson score limits; nan where n = 0."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        z2 = z * z
-        centre = (2.0 * x + z2) / (2.0 * (n + z2))
-        half = z * np.sqrt(np.maximum(z2 + 4.0 * x * (1.0 - x / n), 0.0)) / (2.0 * (n + z2))
-        # np.clip(x, 0, 1), without its cost per call on small arrays
-        low = np.minimum(np.maximum(centre - half, 0.0), 1.0)
-        high = np.minimum(np.maximum(centre + half, 0.0), 1.0)
+    z2 = z * z
+    centre = (2.0 * x + z2) / (2.0 * (n + z2))
+    half = z * xp.sqrt(xp.maximum(z2 + 4.0 * x * (1.0 - x / n), 0.0)) / (2.0 * (n + z2))
+    # np.clip(x, 0, 1), without its cost per call on small arrays
+    low = xp.minimum(xp.maximum(centre - half, 0.0), 1.0)
+    high = xp.minimum(xp.maximum(centre + half, 0.0), 1.0)
     undefined = n == 0
-    low[undefined] = np.nan
-    high[undefined] = np.nan
-    return low, high
+    return xp.where(undefined, math.nan, low), xp.where(undefined, math.nan, high)
 
 
-def _paired_wilson(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, z: FloatArray
-) -> tuple[FloatArray, ...]:
+def _paired_wilson(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> tuple[Any, ...]:
     """What the MOVER intervals of a paired table start from: p1 = (a + b)/N and
     p2 = (a + c)/N with their Wilson limits, (p1, l1, u1, p2, l2, u2)."""
     n = a + b + c + d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        p1 = (a + b) / n
-        p2 = (a + c) / n
-    l1, u1 = _wilson(a + b, n, z)
-    l2, u2 = _wilson(a + c, n, z)
-    return p1, l1, u1, p2, l2, u2
+    l1, u1 = _wilson(xp, a + b, n, z)
+    l2, u2 = _wilson(xp, a + c, n, z)
+    return (a + b) / n, l1, u1, (a + c) / n, l2, u2
 
 
-def _paired_correlation(
-    a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, cross: FloatArray
-) -> FloatArray:
+def _paired_correlation(xp: Ops, a: Real, b: Real, c: Real, d: Real, cross: Real) -> Any:
     """cross / sqrt((a + b)(c + d)(a + c)(b + d)), the correlation of the two systems'
     outcomes for cross = ad - bc; 0 where a margin is 0."""
     margins = (a + b) * (c + d) * (a + c) * (b + d)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.asarray(np.where(margins > 0, cross / np.sqrt(margins), 0.0), np.float64)
+    return xp.where(margins > 0, xp.divide(cross, xp.sqrt(margins)), 0.0)
 
 
 def _normal_score_gap(p: FloatArray, target: FloatArray) -> FloatArray:
@@ -294,3 +463,16 @@ def _normal_score_gap(p: FloatArray, target: FloatArray) -> FloatArray:
     return np.asarray(special.ndtri(np.clip(p, 0.0, 1.0)) - special.ndtri(target), np.float64)
 
 
+ARRAYS = Ops(
+    sqrt=np.sqrt, maximum=np.maximum, minimum=np.minimum, where=np.where,
+    isfinite=np.isfinite, isnan=np.isnan, signbit=np.signbit, logical_not=np.logical_not,
+    any=_array_any, divide=np.divide, exp=np.exp, log=np.log, call_where=_array_call_where,
+    bind=_array_bind, find_root=_find_root, two_sided=_two_sided_arrays,
+)
+FLOATS = Ops(
+    sqrt=math.sqrt, maximum=_float_maximum, minimum=_float_minimum, where=_float_where,
+    isfinite=math.isfinite, isnan=math.isnan, signbit=_float_signbit,
+    logical_not=operator.not_, any=bool, divide=_float_divide, exp=_float_exp, log=_float_log,
+    call_where=_float_call_where, bind=_float_bind, find_root=_find_root_float,
+    two_sided=_two_sided_floats,
+)

@@ -1,0 +1,252 @@
+"""The two routes of the interval formulas (:mod:`mcnemar.intervals._roots`): Python floats
+for one table, numpy arrays for many.
+
+* Every limit of a seeded sample of tables (every pattern of zero cells, b = c, counts up to
+  2**50, levels 0.8 to 0.99) is where it was before the routes were written
+  (``data/reference/intervals_before.json``, from ``make_intervals_before.py``), alone and
+  in a batch.
+* The float route gives the array route's limits bit for bit (a nan's sign aside), for each
+  formula and for random tables, so a table's numbers do not depend on its neighbours; and
+  each float operation is numpy's on the same numbers.
+* The root finder's searches on floats (one problem, a few in lockstep) take the steps of the
+  vectorized one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
+
+from mcnemar import intervals as iv
+from mcnemar.inference import normal_isf
+from mcnemar.intervals import _roots
+from mcnemar.intervals._difference import _DIFFERENCE_IMPL, _difference
+from mcnemar.intervals._inputs import _z_of
+from mcnemar.intervals._odds_ratio import (
+    _or_unbounded,
+    _or_wald,
+    _or_wilson,
+    _or_wilson_limits,
+)
+from mcnemar.intervals._ratio import _RATIO_IMPL
+from mcnemar.intervals._roots import ARRAYS, FLOAT_ROUTE_ERRORS, FLOATS
+
+REFERENCE = Path(__file__).parent / "data" / "reference" / "intervals_before.json"
+LEVELS = (0.8, 0.9, 0.95, 0.99)
+EXAMPLE = (157.0, 17.0, 3.0, 23.0)
+
+
+def _bits(x: float) -> bytes:
+    """The float's bits, one pattern for every nan (numpy's and Python's differ in sign)."""
+    return b"nan" if math.isnan(x) else struct.pack("<d", x)
+
+
+# ---------------------------------------------------------------------------------------------
+# Against the limits computed before the routes
+# ---------------------------------------------------------------------------------------------
+
+
+def _reference() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(REFERENCE.read_text())
+    return data
+
+
+def _public(name: str, cells: np.ndarray, levels: np.ndarray) -> tuple[Any, Any]:
+    """The limits the fixture's entry ``name`` holds, computed now for the tables ``cells``."""
+    a, b, c, d = cells.T
+    kind, _, method = name.partition(" ")
+    if kind == "difference":
+        ci = iv.difference_interval(a, b, c, d, confidence_level=levels, method=method)
+    elif kind == "ratio":
+        ci = iv.ratio_interval(a, b, c, d, confidence_level=levels, method=method)
+    elif name.startswith("odds ratio "):
+        ci = iv.odds_ratio_interval(b, c, confidence_level=levels, method=name[11:])
+    elif name == "wilson a+b of N":
+        ci = iv.wilson_interval(a + b, a + b + c + d, confidence_level=levels)
+    else:  # the report's Wilson odds-ratio limits, with z from normal_isf
+        z = np.array([normal_isf((1.0 - level) / 2.0) for level in levels.tolist()])
+        return _or_wilson(b.astype(np.float64), c.astype(np.float64), z)
+    return ci.low, ci.high
+
+
+def _assert_close(got: np.ndarray, want: list[str], what: str) -> None:
+    expected = np.array([float.fromhex(x) for x in want])
+    got = np.asarray(got, dtype=np.float64).ravel()
+    same = (got == expected) | (np.isnan(got) & np.isnan(expected))
+    with np.errstate(invalid="ignore"):
+        close = np.abs(got - expected) <= 1e-12 * np.abs(expected)
+    bad = np.flatnonzero(~(same | close))
+    assert bad.size == 0, f"{what}: tables {bad[:5].tolist()} moved"
+
+
+@pytest.mark.parametrize("name", list(_reference()["limits"]))
+def test_limits_are_those_computed_before(name: str) -> None:
+    data = _reference()
+    cells = np.array(data["tables"], dtype=np.int64)
+    levels = np.array(data["levels"])
+    want_low, want_high = data["limits"][name]
+    low, high = _public(name, cells, levels)
+    _assert_close(low, want_low, f"{name} low, in a batch")
+    _assert_close(high, want_high, f"{name} high, in a batch")
+    alone = [_public(name, cells[i : i + 1], levels[i : i + 1]) for i in range(len(cells))]
+    low, high = (np.array([float(x[k][0]) for x in alone]) for k in (0, 1))
+    _assert_close(low, want_low, f"{name} low, alone")
+    _assert_close(high, want_high, f"{name} high, alone")
+
+
+# ---------------------------------------------------------------------------------------------
+# The float route against the array route
+# ---------------------------------------------------------------------------------------------
+
+#: Each formula as f(xp, a, b, c, d, z).
+FORMULAS: dict[str, Callable[..., Any]] = {
+    **{f"difference {m}": (lambda xp, *cells, f=f: _difference(xp, *cells, formula=f))
+       for m, f in _DIFFERENCE_IMPL.items()},
+    **{f"ratio {m}": f for m, f in _RATIO_IMPL.items()},
+    "odds ratio wilson": lambda xp, a, b, c, d, z: _or_unbounded(
+        xp, b, c, z, formula=_or_wilson_limits),
+    "odds ratio wald": lambda xp, a, b, c, d, z: _or_unbounded(
+        xp, b, c, z, formula=_or_wald, add=0.0),
+    "odds ratio wald-laplace": lambda xp, a, b, c, d, z: _or_unbounded(
+        xp, b, c, z, formula=_or_wald, add=1.0),
+    "wilson": lambda xp, a, b, c, d, z: _roots._wilson(xp, a + b, a + b + c + d, z),
+}
+
+
+def _routes(name: str, tables: list[tuple[int, ...]], z: list[float]
+            ) -> tuple[tuple[float, float] | None, tuple[float, float]]:
+    """The first table's limits by the float route (None if it hands the table to arrays)
+    and by the array route, in a batch with the other tables."""
+    formula = FORMULAS[name]
+    cells = np.array(tables, dtype=np.float64).T
+    try:
+        low, high = formula(FLOATS, *cells[:, 0].tolist(), z[0])
+        floats = (float(low), float(high))
+    except FLOAT_ROUTE_ERRORS:
+        floats = None
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        low_a, high_a = formula(ARRAYS, *cells, np.array(z))
+    return floats, (float(low_a[0]), float(high_a[0]))
+
+
+count = st.one_of(st.integers(0, 3), st.integers(0, 300), st.integers(0, 2**20),
+                  st.integers(0, 2**50))
+
+
+@st.composite
+def tables(draw: st.DrawFn) -> tuple[int, int, int, int]:
+    a, b, c, d = (draw(count) for _ in range(4))
+    return (a, b, b, d) if draw(st.booleans()) and draw(st.booleans()) else (a, b, c, d)
+
+
+@settings(max_examples=300, deadline=None)
+@given(table=tables(), others=st.lists(tables(), min_size=1, max_size=6),
+       level=st.one_of(st.sampled_from(LEVELS), st.floats(0.5, 0.9999)),
+       name=st.sampled_from(sorted(FORMULAS)))
+def test_float_route_is_the_array_route_bit_for_bit(
+    table: tuple[int, ...], others: list[tuple[int, ...]], level: float, name: str
+) -> None:
+    z = [_z_of(level)] * (1 + len(others))
+    floats, arrays = _routes(name, [table, *others], z)
+    event("float route" if floats is not None else "handed to arrays")
+    if floats is not None:
+        assert [_bits(x) for x in floats] == [_bits(x) for x in arrays], (table, level)
+
+
+@pytest.mark.parametrize("name", sorted(FORMULAS))
+def test_a_report_table_takes_the_float_route(name: str) -> None:
+    # the example, and tables with a zero cell that reports meet, run on floats throughout
+    for table in (EXAMPLE, (40, 0, 9, 3), (40, 9, 0, 3), (0, 5, 7, 0), (12, 4, 4, 9)):
+        floats, arrays = _routes(name, [table], [_z_of(0.95)])
+        if name == "odds ratio wald" and 0 in table[1:3]:
+            continue  # log(b/c) is infinite: the array route's answer
+        assert floats is not None, (name, table)
+        assert [_bits(x) for x in floats] == [_bits(x) for x in arrays]
+
+
+def test_by_table_takes_either_route_for_the_same_limits() -> None:
+    for formula in FORMULAS.values():
+        one = tuple(np.array([x]) for x in (*EXAMPLE, _z_of(0.9)))
+        alone = _roots.by_table(formula, one)
+        batch = _roots.by_table(formula, tuple(np.repeat(x, 3) for x in one))
+        assert [_bits(float(x[0])) for x in alone] == [_bits(float(x[1])) for x in batch]
+
+
+# ---------------------------------------------------------------------------------------------
+# The float operations against numpy's
+# ---------------------------------------------------------------------------------------------
+
+special = st.sampled_from([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 5e-324, 1e308])
+real = st.one_of(special, st.floats(allow_nan=True, allow_infinity=True))
+
+
+@settings(max_examples=400, deadline=None)
+@given(x=real, y=real, condition=st.booleans())
+def test_float_operations_are_numpys(x: float, y: float, condition: bool) -> None:
+    for op in ("maximum", "minimum", "divide"):
+        with np.errstate(all="ignore"):
+            want = float(getattr(ARRAYS, op)(np.array([x]), np.array([y]))[0])
+        assert _bits(getattr(FLOATS, op)(x, y)) == _bits(want), (op, x, y)
+    assert FLOATS.where(condition, x, y) is (x if condition else y)
+    for op in ("isfinite", "isnan", "signbit"):
+        assert getattr(FLOATS, op)(x) == bool(getattr(ARRAYS, op)(np.array([x]))[0])
+    for op, ok in (("sqrt", x >= 0 or math.isnan(x)), ("exp", not x > 709.0), ("log", x > 0)):
+        with np.errstate(all="ignore"):
+            want = float(getattr(ARRAYS, op)(np.array([x]))[0])
+        if ok:
+            assert _bits(getattr(FLOATS, op)(x)) == _bits(want), (op, x)
+        else:
+            with pytest.raises(FLOAT_ROUTE_ERRORS):
+                getattr(FLOATS, op)(x)
+
+
+def test_numpy_exp_and_log_of_one_number_are_those_of_an_array() -> None:
+    # the float route takes exp and log from numpy, whose SIMD loops may differ from libm's
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.uniform(-700, 700, 2000), rng.normal(0, 1, 2000)])
+    assert np.array_equal(np.array([FLOATS.exp(v) for v in x.tolist()]), np.exp(x))
+    y = np.abs(x) + 1e-300
+    assert np.array_equal(np.array([FLOATS.log(v) for v in y.tolist()]), np.log(y))
+
+
+# ---------------------------------------------------------------------------------------------
+# The root finder's three searches
+# ---------------------------------------------------------------------------------------------
+
+
+def _cubic(x: np.ndarray, idx: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    out: np.ndarray = (x - shifts[idx]) ** 3 + 0.1 * (x - shifts[idx])
+    return out
+
+
+@settings(max_examples=60, deadline=None)
+@given(shifts=st.lists(st.floats(-0.9, 0.9), min_size=1, max_size=12),
+       nearer=st.booleans(), rtol=st.sampled_from([4e-16, 1e-13]))
+def test_root_searches_take_the_same_steps(shifts: list[float], nearer: bool,
+                                           rtol: float) -> None:
+    s = np.array(shifts)
+    lo, hi = np.full(s.size, -1.0), np.full(s.size, 1.0)
+    idx = np.arange(s.size)
+    f_lo, f_hi = _cubic(lo, idx, s), _cubic(hi, idx, s)
+    options: dict[str, Any] = {"atol": 1e-30, "rtol": rtol, "nearer": nearer}
+    # _find_root: lockstep on floats up to _FEW problems, vectorized beyond; padded with
+    # copies so that every problem is also solved vectorized
+    together = _roots._find_root(lambda x, i: _cubic(x, i, s), lo, hi, f_lo, f_hi, **options)
+    padded = np.concatenate([s] * (1 + _roots._FEW))
+    many = _roots._find_root(lambda x, i: _cubic(x, i, padded), np.tile(lo, 1 + _roots._FEW),
+                             np.tile(hi, 1 + _roots._FEW), np.tile(f_lo, 1 + _roots._FEW),
+                             np.tile(f_hi, 1 + _roots._FEW), **options)
+    one = [_roots._find_root_float(lambda x, k=k: float(_cubic(np.array([x]),
+                                                               np.array([0]), s[k:k + 1])[0]),
+                                   -1.0, 1.0, float(f_lo[k]), float(f_hi[k]), **options)
+           for k in range(s.size)]
+    assert together.tolist() == many[: s.size].tolist() == one
