@@ -12,6 +12,13 @@ decompressor and stops as soon as the bytes actually produced pass the budget
 (:class:`ReadLimits`), counting all members of the archive together, and it refuses archives
 with more members than the budget allows before reading any of them.
 
+Memory is bounded by the budget once, not by a multiple of it: a member is inflated into one
+buffer allocated at its final size and never grown (growing a buffer chunk by chunk can hold
+the old and the new copy at once, wherever the allocator cannot extend it in place). The size
+comes from the member's declaration when that fits the budget, and is checked as the member
+is read; otherwise a first pass inflates the member only to count its bytes, keeping none, so
+that a zip bomb is refused having held a chunk of it at a time.
+
 Examples
 --------
 >>> import io, tempfile, pathlib, zipfile
@@ -162,34 +169,47 @@ class BoundedArchive:
     def read(self, name: str) -> bytearray:
         """Inflate one member, refusing once the archive's budget is spent.
 
+        The member is read into a buffer of exactly its size, so that reading it takes its
+        size in memory and never more than what is left of the budget. A member that
+        declares a size within the budget is read once, straight into a buffer of that size,
+        and must fill it exactly; any other (one that declares more than the budget, such as
+        a zip bomb, or more or less than it holds) is first inflated without keeping the
+        bytes, only to count them, and refused as soon as they pass the budget, then read
+        again into a buffer of the size counted.
+
+        Parameters
+        ----------
+        name : str
+            The member, as :meth:`namelist` spells it.
+
+        Returns
+        -------
+        bytearray
+            The member's bytes (the buffer itself: a member is in memory once).
+
         Raises
         ------
         InputFileError
             The member is missing, corrupt, uses a compression method this Python cannot
-            read, or inflates past the budget (naming the archive and the budget).
+            read, inflates past the budget (naming the archive and the budget), or inflates
+            to a different size on a second reading.
         """
         info = self._infos.get(name)
         if info is None:
             raise InputFileError(f"the archive has no entry {name}", path=str(self.path))
         budget = self.limits.max_inflated_bytes - self.inflated
-        out = bytearray()
         try:
-            with self._zip.open(info) as member:
-                while True:
-                    # Ask for at most one byte past the budget: the decompressor never
-                    # produces more than requested, whatever the member claims to hold.
-                    chunk = member.read(min(_CHUNK, budget - len(out) + 1))
-                    if not chunk:
-                        break
-                    out += chunk
-                    if len(out) > budget:
-                        raise InputFileError(
-                            f"archive member {name} inflates past the read budget of "
-                            f"{self.limits.describe()} for one archive (a damaged file or a "
-                            "zip bomb?); if the log is genuine, raise the budget with "
-                            f"{option('limits', 'ReadLimits(max_inflated_bytes=N)')}",
-                            path=str(self.path),
-                        )
+            out = self._read_declared(info, budget)
+            if out is None:
+                size = self._count(info, name, budget)
+                out = bytearray(size)
+                filled, more = self._fill(info, out)
+                if filled != size or more:
+                    raise InputFileError(
+                        f"archive entry {name} inflated to {size} bytes, then to a different "
+                        "size when read again (the file changed while it was read?)",
+                        path=str(self.path),
+                    )
         except NotImplementedError as exc:
             raise InputFileError(
                 f"archive entry {name} uses a compression method this installation cannot "
@@ -203,5 +223,47 @@ class BoundedArchive:
             raise InputFileError(f"cannot read archive entry {name} ({exc})",
                                  path=str(self.path)) from None
         self.inflated += len(out)
-        # The buffer itself, not a copy of it: a member is in memory once.
         return out
+
+    def _read_declared(self, info: Any, budget: int) -> bytearray | None:
+        """The member read into a buffer of its declared size, if that is within ``budget``
+        and the member holds exactly that; None otherwise (it is then counted first)."""
+        declared = int(info.file_size)
+        if not 0 <= declared <= budget:
+            return None
+        out = bytearray(declared)
+        filled, more = self._fill(info, out)
+        # A member that holds more or less than it declares (and still passes its checksum)
+        # is counted instead: the buffer returned holds the member and nothing else.
+        return out if filled == declared and not more else None
+
+    def _fill(self, info: Any, out: bytearray) -> tuple[int, bool]:
+        """Inflate the member into ``out``: the bytes written, and whether the member holds
+        more than ``out`` has room for (never read beyond a single byte)."""
+        filled = 0
+        with self._zip.open(info) as member, memoryview(out) as view:
+            while filled < len(out):
+                got = member.readinto(view[filled:filled + _CHUNK])
+                if not got:
+                    break
+                filled += got
+            more = bool(member.read(1))
+        return filled, more
+
+    def _count(self, info: Any, name: str, budget: int) -> int:
+        """The member's inflated size, keeping none of its bytes; refused past ``budget``."""
+        size = 0
+        with self._zip.open(info) as member:
+            # Ask for at most one byte past the budget: the decompressor never produces
+            # more than requested, whatever the member claims to hold.
+            while chunk := member.read(min(_CHUNK, budget - size + 1)):
+                size += len(chunk)
+                if size > budget:
+                    raise InputFileError(
+                        f"archive member {name} inflates past the read budget of "
+                        f"{self.limits.describe()} for one archive (a damaged file or a "
+                        "zip bomb?); if the log is genuine, raise the budget with "
+                        f"{option('limits', 'ReadLimits(max_inflated_bytes=N)')}",
+                        path=str(self.path),
+                    )
+        return size
