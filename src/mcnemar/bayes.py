@@ -46,6 +46,7 @@ K. W. Ng, G.-L. Tian & M.-L. Tang (2011), Dirichlet and Related Distributions, W
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -63,18 +64,29 @@ __all__ = ["BayesResult", "bayes"]
 
 FloatArray = NDArray[np.float64]
 
-# Composite Gauss-Legendre rule on [0, 1]: panels of equal width in the tail probability v,
-# with extra panels graded towards both ends, where the quantile function of s is steep.
-_NODES, _WEIGHTS = np.polynomial.legendre.leggauss(24)
 _EDGES = np.concatenate([
     [0.0, 1e-12, 1e-9, 1e-6, 1e-4, 1e-3, 1e-2],
     np.linspace(0.05, 0.95, 19),
     [0.99, 0.999, 1 - 1e-4, 1 - 1e-6, 1 - 1e-9, 1 - 1e-12, 1.0],
 ])
-_X = (0.5 * (_EDGES[1:] - _EDGES[:-1])[:, None] * (_NODES[None, :] + 1.0)
-      + _EDGES[:-1, None]).ravel()
-_W = (0.5 * (_EDGES[1:] - _EDGES[:-1])[:, None] * _WEIGHTS[None, :]).ravel()
 _BISECT_STEPS = 48
+
+
+@functools.cache
+def _rule() -> tuple[FloatArray, FloatArray]:
+    """Composite Gauss-Legendre rule on [0, 1], nodes and weights: panels of equal width in
+    the tail probability v, with extra panels graded towards both ends, where the quantile
+    function of s is steep; 24 points a panel. Built on first use: importing
+    numpy.polynomial takes milliseconds of every command's start."""
+    from numpy.polynomial import legendre
+
+    nodes, weights = legendre.leggauss(24)
+    width = 0.5 * (_EDGES[1:] - _EDGES[:-1])[:, None]
+    x = (width * (nodes[None, :] + 1.0) + _EDGES[:-1, None]).ravel()
+    w = (width * weights[None, :]).ravel()
+    x.flags.writeable = False
+    w.flags.writeable = False
+    return x, w
 
 
 def _check_prior(prior: Any) -> tuple[float, float, float, float]:
@@ -116,15 +128,16 @@ def _prob_above(
     The integral over s is taken over v = P(S > s) in [0, P(S > r)].
     """
     r, sa, sb, ta, tb = np.broadcast_arrays(r, sa, sb, ta, tb)
+    nodes, weights = _rule()
     top = special.betainc(sb, sa, 1.0 - r)  # P(S > r) = I_{1-r}(sb, sa)
-    v = top[..., None] * _X
+    v = top[..., None] * nodes
     # s with P(S > s) = v: 1 - s is the v-quantile of Beta(sb, sa).
     s = 1.0 - special.betaincinv(sb[..., None], sa[..., None], v)
     s = np.maximum(s, r[..., None])
     with np.errstate(divide="ignore", invalid="ignore"):
         x = np.where(s > 0, 0.5 * (1.0 - r[..., None] / s), 0.0)
     inner = special.betainc(tb[..., None], ta[..., None], np.clip(x, 0.0, 0.5))
-    return np.asarray(top * np.sum(inner * _W, axis=-1), dtype=np.float64)
+    return np.asarray(top * np.sum(inner * weights, axis=-1), dtype=np.float64)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -300,14 +313,15 @@ def bayes(
 
     # Quantiles by bisection on P(delta <= x) = E_s[P(2 theta - 1 <= x/s)], with the s nodes
     # spread over the whole posterior of s once (no inversion per step).
-    s_nodes = 1.0 - special.betaincinv(sb[..., None], sa[..., None], _X)
+    nodes, weights = _rule()
+    s_nodes = 1.0 - special.betaincinv(sb[..., None], sa[..., None], nodes)
 
     def cdf(x: FloatArray) -> FloatArray:
         with np.errstate(divide="ignore", invalid="ignore"):
             z = np.clip(0.5 * (1.0 + x[..., None] / s_nodes[..., None, :]), 0.0, 1.0)
         z = np.where(s_nodes[..., None, :] > 0, z, np.where(x[..., None] >= 0, 1.0, 0.0))
         inner = special.betainc(ta[..., None, None], tb[..., None, None], z)
-        return np.asarray(np.sum(inner * _W, axis=-1), dtype=np.float64)
+        return np.asarray(np.sum(inner * weights, axis=-1), dtype=np.float64)
 
     qs = np.array([0.5, (1.0 - level) / 2.0, (1.0 + level) / 2.0])
     # Bracket: by Chebyshev's inequality no quantile in [q_min, 1 - q_min] lies further than

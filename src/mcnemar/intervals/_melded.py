@@ -17,30 +17,72 @@ pairs compatible with exact McNemar's or sign tests. Statistics in Medicine 40:1
 
 from __future__ import annotations
 
+import functools
 import math
-from typing import Final, NamedTuple
+from types import ModuleType
+from typing import Final, NamedTuple, TypeAlias, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar._binomial import lower_tail_half
 from mcnemar.intervals._beta import (
-    HUGE,
-    beta_cdf,
+    b_survival,
     beta_log_mode_density,
     beta_log_pdf,
-    beta_quantile,
+    beta_ppf,
+    beta_range,
+    cdf_from_mode,
+    one_minus_twice_quantile,
 )
 from mcnemar.intervals._result import FloatArray
 from mcnemar.intervals._roots import _ROOT_ATOL, _find_root, _normal_score_gap
 
 # Fay & Lumbard's melded interval needs one integral per evaluation; Gauss-Legendre on the
 # central (1 - 2e-16) range of the Beta variable is accurate to ~1e-13 here (checked against
-# mpmath in the tests) because both factors of the integrand are smooth on that range.
-_GL_X, _GL_W = np.polynomial.legendre.leggauss(64)
+# mpmath in the tests) because both factors of the integrand are smooth on that range. (Fewer
+# nodes move the limits: 32 by up to 2e-9 of them for tables of a few hundred discordant
+# items, 48 by 1e-11; both by 1e-5 or more where one of ~1e5 discordant items is rare.)
+_GL_POINTS: Final = 64
 _TAIL = 1e-16
 _CHUNK = 2048
 _SQRT_2PI: Final = math.sqrt(2.0 * math.pi)
+
+
+class _Rule(NamedTuple):
+    """A Gauss-Legendre rule on [-1, 1]: its nodes and weights, the nodes' offsets x + 1 from
+    the start of the range in half-lengths, and (1 - x)/2, the speed dt/d(delta) of the nodes
+    while the integral starts at |delta| (the slope of :class:`_MeldedSearch`)."""
+
+    x: FloatArray
+    w: FloatArray
+    x1: FloatArray
+    speed: FloatArray
+
+
+def _frozen(v: FloatArray) -> FloatArray:
+    """``v``, read-only (the rules are shared by every call)."""
+    v.flags.writeable = False
+    return v
+
+
+@functools.cache
+def _rule(points: int = _GL_POINTS) -> _Rule:
+    """The Gauss-Legendre rule of ``points`` nodes, built on first use: importing
+    numpy.polynomial takes milliseconds, a good part of the command line's start."""
+    from numpy.polynomial import legendre
+
+    x, w = legendre.leggauss(points)
+    return _Rule(*(_frozen(v) for v in (x, w, x + 1.0, (1.0 - x) / 2.0)))
+
+
+@functools.cache
+def _special() -> ModuleType:
+    """scipy.special, imported on first use (an import statement costs more than most of
+    the operations on one table's arrays)."""
+    from scipy import special
+
+    return special
 
 
 def _beta_log_pdf(
@@ -68,6 +110,7 @@ def _melded_tail(
     f_T(t) (delta < 0), so only t > |delta| is integrated numerically.
     """
     from scipy import special
+    rule = _rule()
     out = np.empty_like(delta)
     log_norm = special.betaln(t_alpha, t_beta)
     for start in range(0, delta.size, _CHUNK):
@@ -76,7 +119,7 @@ def _melded_tail(
         lo = np.maximum(np.abs(dl), t_lo[s])
         hi = t_hi[s]
         half = np.maximum(hi - lo, 0.0)[:, None] / 2.0
-        t = lo[:, None] + half * (_GL_X[None, :] + 1.0)
+        t = lo[:, None] + half * rule.x1
         # P(B >= q) = I_{1-q}(m - x, x + 1) with 1 - q = (t - delta)/(2t), computed directly.
         upper_b = special.betainc(
             (ms - xs)[:, None], (xs + 1.0)[:, None], np.clip((t - dl[:, None]) / (2.0 * t), 0, 1)
@@ -86,7 +129,7 @@ def _melded_tail(
         )
         # A row sum, not a matrix product: BLAS sums a row in an order that depends on how
         # many rows there are, and a table's limits must not depend on the other tables.
-        integral = (half[:, 0]) * (upper_b * density * _GL_W).sum(axis=1)
+        integral = (half[:, 0]) * (upper_b * density * rule.w).sum(axis=1)
         below = np.where(dl < 0, special.betainc(t_alpha[s], t_beta[s], np.abs(dl)), 0.0)
         out[s] = below + integral
     return out
@@ -95,58 +138,6 @@ def _melded_tail(
 # Tables of at least this many items take the route of :func:`_melded_tail_huge` (below it
 # the melded limits are those of :func:`_melded_tail`, unchanged).
 _HUGE_N: Final = 1e9
-# The range of a Beta variable (where each tail holds at most ~_TAIL), by the shape of its
-# parameters. Both at least _NORMAL_RANGE: its mean -+ _RANGE_SD standard deviations (the
-# skewness is below 2e-3, which moves the 1e-16 quantiles, 8.2 standard deviations out, by
-# less than 0.03 of one; betaincinv takes milliseconds a call at parameters of 1e9). One of
-# them more than _SKEWED times the other: the Gamma(k) quantiles of k/(k + L) times the
-# smaller-side variable, k the smaller parameter and L the larger (betaincinv returns 2**-26
-# for Beta(1000, 1e12) whatever the level), widened by _gamma_margin.
-_NORMAL_RANGE: Final = 1e6
-_RANGE_SD: Final = 9.0
-_SKEWED: Final = 1e4
-
-
-def _gamma_margin(k: FloatArray, big: FloatArray) -> FloatArray:
-    """Relative widening of the Gamma quantiles: Beta(k, L) is G_k/(G_k + G_L), and G_L
-    differs from L by ~z/sqrt(L) relative, G_k/L from G_k/(G_k + L) by ~k/L; ten times
-    both."""
-    out: FloatArray = 10.0 / np.sqrt(big) + 10.0 * k / big
-    return out
-
-
-def _beta_range(alpha: FloatArray, beta: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The range [lo, hi] of Beta(alpha, beta) as deviations from its mean alpha/(alpha +
-    beta), outside which each tail holds at most ~_TAIL (see _NORMAL_RANGE)."""
-    from scipy import special
-    total = alpha + beta
-    mean, rest = alpha / total, beta / total
-    lo, hi = np.empty_like(mean), np.empty_like(mean)
-    small, large = np.minimum(alpha, beta), np.maximum(alpha, beta)
-    normal = small >= _NORMAL_RANGE
-    skewed = ~normal & (large > _SKEWED * small)
-    usual = ~normal & ~skewed
-    if normal.any():
-        a, b, t = alpha[normal], beta[normal], total[normal]
-        sd = np.sqrt(a * b / (t * t * (t + 1.0)))
-        lo[normal] = -_RANGE_SD * sd
-        hi[normal] = _RANGE_SD * sd
-    if skewed.any():
-        k, big, t = small[skewed], large[skewed], total[skewed]
-        widen = _gamma_margin(k, big)
-        # deviations of the smaller-side variable (B where alpha is the smaller, else 1 - B)
-        low = special.gammaincinv(k, _TAIL) / t * (1.0 - widen) - k / t
-        high = special.gammainccinv(k, _TAIL) / t * (1.0 + widen) - k / t
-        first = alpha[skewed] <= beta[skewed]
-        lo[skewed] = np.where(first, low, -high)
-        hi[skewed] = np.where(first, high, -low)
-    if usual.any():
-        a, b = alpha[usual], beta[usual]
-        lo[usual] = special.betaincinv(a, b, _TAIL) - mean[usual]
-        hi[usual] = rest[usual] - special.betaincinv(b, a, _TAIL)
-    return np.maximum(lo, -mean), np.minimum(hi, rest)
-
-
 class _HugeTail(NamedTuple):
     """What :func:`_melded_tail_huge` needs of each problem, apart from delta.
 
@@ -174,59 +165,17 @@ class _HugeTail(NamedTuple):
         total = t_alpha + t_beta
         # mean - mode = (t_beta - t_alpha)/(total (total - 2)), without cancellation
         mean_offset = (t_beta - t_alpha) / (total * (total - 2.0))
-        lo, hi = _beta_range(t_alpha, t_beta)
+        lo, hi = beta_range(t_alpha, t_beta, _TAIL)
         h_lo = np.maximum(mean_offset + lo, -mode)
         h_hi = np.minimum(mean_offset + hi, big_b / r)
         # 2B - 1 around its mean 2(x + 1)/(m + 1) - 1 = (x - (m - x) + 1)/(m + 1)
-        b_lo, b_hi = _beta_range(x + 1.0, m - x)
+        b_lo, b_hi = beta_range(x + 1.0, m - x, _TAIL)
         centre = (x - (m - x) + 1.0) / (m + 1.0)
         return cls(big_a, big_b, mode, beta_log_mode_density(big_a, big_b), mean_offset,
                    h_lo, h_hi, centre + 2.0 * b_lo, centre + 2.0 * b_hi)
 
     def take(self, idx: NDArray[np.intp] | slice) -> _HugeTail:
         return _HugeTail(*(field[idx] for field in self))
-
-
-def _beta_upper_b(
-    delta: FloatArray, t: FloatArray, x: FloatArray, m: FloatArray
-) -> FloatArray:
-    """P(B >= 1/2 + delta/(2t)) for B ~ Beta(x + 1, m - x), rows (x, m) by nodes t.
-
-    That is I_y(m - x, x + 1) at y = 1/2 - delta/(2t); with both parameters at least
-    :data:`~mcnemar.intervals._beta.HUGE` it is :func:`beta_cdf` at y's deviation from the mean
-    (m - x)/(m + 1), (2x + 1 - m)/(2(m + 1)) - delta/(2t), whose two terms are each exact to
-    a rounding (y itself would carry an error of 1e-16, a few 1e-9 standard deviations of B
-    for m = 1e15).
-    """
-    from scipy import special
-    a, b = (m - x)[:, None], (x + 1.0)[:, None]
-    out = np.empty(t.shape)
-    huge = np.minimum(m - x, x + 1.0) >= HUGE
-    if huge.any():
-        centre = ((x - (m - x) + 1.0) / (2.0 * (m + 1.0)))[huge, None]
-        out[huge] = beta_cdf(a[huge], b[huge], centre - delta[huge, None] / (2.0 * t[huge]))
-    rest = ~huge
-    if rest.any():
-        tr, dr = t[rest], delta[rest, None]
-        out[rest] = special.betainc(a[rest], b[rest], np.clip((tr - dr) / (2.0 * tr), 0, 1))
-    return out
-
-
-def _t_cdf(
-    t_alpha: FloatArray, t_beta: FloatArray, tail: _HugeTail, h: FloatArray
-) -> FloatArray:
-    """P(T <= c + h) for T ~ Beta(t_alpha, t_beta) with mode c: :func:`beta_cdf` at the
-    deviation h + (c - mean) where both parameters are huge, else betainc."""
-    from scipy import special
-    out = np.empty(h.shape)
-    huge = np.minimum(t_alpha, t_beta) >= HUGE
-    if huge.any():
-        out[huge] = beta_cdf(t_alpha[huge], t_beta[huge], h[huge] - tail.mean_offset[huge])
-    rest = ~huge
-    if rest.any():
-        out[rest] = special.betainc(t_alpha[rest], t_beta[rest],
-                                    np.clip(tail.mode[rest] + h[rest], 0.0, 1.0))
-    return out
 
 
 def _melded_tail_huge(
@@ -261,6 +210,7 @@ def _melded_tail_huge(
     probabilities of B and of T come from :func:`beta_cdf` where both parameters are huge
     (scipy's ``betainc`` is slow there and wrong where they are equal).
     """
+    rule = _rule()
     out = np.empty_like(delta)
     for start in range(0, delta.size, _CHUNK):
         s = slice(start, start + _CHUNK)
@@ -282,16 +232,17 @@ def _melded_tail_huge(
         cut = np.where(up, h_b < tl.h_hi, (h_a > tl.h_lo) & (h_a < tl.h_hi))
         ones[~up & (h_a >= tl.h_hi)] = 1.0
         if cut.any():
-            cdf = _t_cdf(ta[cut], tb[cut], tl.take(np.flatnonzero(cut)),
-                         np.where(up, h_b, h_a)[cut])
+            sub = tl.take(np.flatnonzero(cut))
+            cdf = cdf_from_mode(ta[cut], tb[cut], sub.mode, sub.mean_offset,
+                                np.where(up, h_b, h_a)[cut])
             ones[cut] = np.where(up[cut], 1.0 - cdf, cdf)
         half = np.maximum(h_b - h_a, 0.0)[:, None] / 2.0
-        h = h_a[:, None] + half * (_GL_X[None, :] + 1.0)
+        h = h_a[:, None] + half * rule.x1
         t = tl.mode[:, None] + h
-        upper_b = _beta_upper_b(dl, t, x[s], m[s])
+        upper_b = b_survival(dl, t, x[s], m[s])
         density = np.exp(beta_log_pdf(tl.big_a[:, None], tl.big_b[:, None],
                                       tl.log_mode[:, None], h))
-        integral = half[:, 0] * (upper_b * density * _GL_W).sum(axis=1)
+        integral = half[:, 0] * (upper_b * density * rule.w).sum(axis=1)
         out[s] = ones + integral
     return out
 
@@ -332,45 +283,7 @@ _PROBE_EDGE = 2.0**-30
 
 def _betainc_half(x: FloatArray, m: FloatArray) -> FloatArray:
     """P(Bin(m, 1/2) <= x) = I_{1/2}(m - x, x + 1), by scipy (x < m)."""
-    from scipy import special
-    out: FloatArray = special.betainc(m - x, x + 1.0, 0.5)
-    return out
-
-
-def _beta_quantile(
-    a: FloatArray, b: FloatArray, prob: FloatArray, huge: NDArray[np.bool_]
-) -> FloatArray:
-    """The ``prob`` quantile of Beta(a, b): :func:`beta_quantile` for huge tables with both
-    parameters huge (scipy's betaincinv is off by 0.2% of the distance from the mean for
-    a = b = 1.5e15), else betaincinv."""
-    from scipy import special
-    out = np.empty(a.shape)
-    big = huge & (np.minimum(a, b) >= HUGE)
-    if big.any():
-        ab, bb = a[big], b[big]
-        out[big] = ab / (ab + bb) + beta_quantile(ab, bb, prob[big])
-    if (~big).any():
-        out[~big] = special.betaincinv(a[~big], b[~big], prob[~big])
-    return out
-
-
-def _one_minus_twice_quantile(
-    x: FloatArray, m: FloatArray, alpha: FloatArray, huge: NDArray[np.bool_]
-) -> FloatArray:
-    """1 - 2 q for q the alpha quantile of Beta(m - x, x + 1): for huge tables with both
-    parameters huge from the quantile's deviation u from the mean (m - x)/(m + 1), as
-    (2x + 1 - m)/(m + 1) - 2u, which keeps the digits 1 - 2q would cancel."""
-    from scipy import special
-    out = np.empty(x.shape)
-    big = huge & (np.minimum(m - x, x + 1.0) >= HUGE)
-    if big.any():
-        xb, mb = x[big], m[big]
-        u = beta_quantile(mb - xb, xb + 1.0, alpha[big])
-        out[big] = (xb - (mb - xb) + 1.0) / (mb + 1.0) - 2.0 * u
-    rest = ~big
-    if rest.any():
-        xr, mr = x[rest], m[rest]
-        out[rest] = 1.0 - 2.0 * special.betaincinv(mr - xr, xr + 1.0, alpha[rest])
+    out: FloatArray = _special().betainc(m - x, x + 1.0, 0.5)
     return out
 
 
@@ -379,7 +292,7 @@ def _one_minus_twice_quantile(
 # value each fresh evaluation reproduces operation for operation), from a Cornish-Fisher
 # estimate of the limit; the derivative is that of the quadrature sum itself. After the first
 # evaluation of a problem, P(B >= .) at the nodes moves from the values there by the integral
-# of B's density over the (small) move, by Gauss-Legendre (_MOVE_RULES) on the density
+# of B's density over the (small) move, by Gauss-Legendre (:func:`_move_rules`) on the density
 # relative to its value at the node (from its value at the mode, Loader's form): a few
 # exponentials per node instead of an incomplete beta function, within ~1e-16 of it while the
 # move stays within _MOVE_REACH of the local scale of that density; else the problem is
@@ -388,26 +301,48 @@ def _one_minus_twice_quantile(
 # betainc's own rounding moves the root by more than the search's tolerance, and the
 # bracketing search keeps the limits it has always given (:func:`_melded_bracketed_roots`).
 #
-# Gauss-Legendre rules by the largest move (relative to the local scale) they take, each
-# within ~1e-18 of the move's integral there: (nodes, weights, largest move).
-_MOVE_RULES: Final = tuple((*np.polynomial.legendre.leggauss(points), reach)
-                           for points, reach in ((2, 1e-3), (4, 0.05), (6, 0.25)))
-_MOVE_REACH: Final = _MOVE_RULES[-1][2]
+# Each problem's steps depend on it alone, and one table takes the operations of a batch
+# (numpy's cost per call is most of its time: each step is a few whole-array operations).
+_MOVE_REACH: Final = 0.25
+# The largest moves of the rules of 2, 4 and 6 points (:func:`_move_rules`).
+_MOVE_REACHES: Final = _frozen(np.array([1e-3, 0.05, _MOVE_REACH]))
 _MOVE_MAX_COUNT: Final = 1e5
 _MOVE_MIN_COUNT: Final = 64
-# dt/d(delta) of the nodes while the integral starts at |delta|.
-_NODE_SPEED = (1.0 - _GL_X) / 2.0
-# Newton steps before the bracketing search takes over (two or three are the rule).
+# Moves of at most this many (node, point) pairs are taken in one array.
+_MOVE_BLOCK: Final = 4096
+# Newton steps before the bracketing search takes over (two evaluations are the rule).
 _NEWTON_STEPS: Final = 12
-# Problems searched together (their nodes stay in the processor's cache).
-_NEWTON_GROUP: Final = 256
-# A Newton step this small (relative to the limit), or one whose predicted error (from the
-# two last steps, quadratic convergence) is below _NEWTON_RTOL, ends the search: the limit is
-# then the root of the quadrature to rounding.
+# Problems searched together: their nodes stay in the processor's cache, and a group's arrays
+# (64 kB) below the size from which the allocator maps each array afresh, faulting it in.
+_NEWTON_GROUP: Final = 128
+# A Newton step this small (relative to the limit), or one whose predicted error (quadratic
+# convergence: the last step's length cubed over the one before's squared) is below
+# _NEWTON_RTOL of the limit, ends the search: the limits are the roots of the quadrature to
+# that (the tail's rounding alone, ~1e-16, moves a limit within 1e-2 standard deviations of 0
+# by ~1e-12 of itself).
 _NEWTON_LAST: Final = 1e-14
-_NEWTON_RTOL: Final = 1e-16
-# ... the estimate being trusted after a step of at most this (relative).
-_NEWTON_NEAR: Final = 1e-3
+_NEWTON_RTOL: Final = 1e-14
+# ... the estimate being trusted once the step before was at most this much of the length
+# over which the gap bends (the larger of the limit and the spread of T(2B - 1)): from the
+# Cornish-Fisher start that is two evaluations for nearly every problem.
+_NEWTON_NEAR: Final = 1e-2
+
+
+@functools.cache
+def _move_rules() -> tuple[tuple[FloatArray, FloatArray, float], ...]:
+    """Gauss-Legendre rules by the largest move (relative to the local scale) they take, each
+    within ~1e-18 of the move's integral there: (nodes + 1, weights, largest move)."""
+    from numpy.polynomial import legendre
+
+    rules = []
+    for points, reach in zip((2, 4, 6), _MOVE_REACHES, strict=True):
+        x, w = legendre.leggauss(points)
+        rules.append((_frozen(x + 1.0), _frozen(w), float(reach)))
+    return tuple(rules)
+
+
+# The orders of the first four moments.
+_ORDERS: Final = _frozen(np.arange(4.0))
 
 
 def _melded_start(
@@ -416,162 +351,234 @@ def _melded_start(
     """The Cornish-Fisher estimate of the melded upper limit: the 1 - alpha quantile of
     Y = T(2B - 1) from its first four moments (T and B independent Beta variables, of the
     side of 0 the limit lies on), typically within 1e-4 of the limit (relative)."""
-    from scipy import special
+    return _melded_start_and_spread(x, m, n, _special().ndtri(alpha), pos)[0]
 
-    t_a = np.where(pos, m + 1.0, m)
-    t_b = np.where(pos, n - m, n - m + 1.0)
-    t_moment, b_moment = [np.ones_like(x)], [np.ones_like(x)]
-    for k in range(4):
-        t_moment.append(t_moment[-1] * (t_a + k) / (t_a + t_b + k))
-        b_moment.append(b_moment[-1] * (x + 1.0 + k) / (m + 1.0 + k))
-    b1, b2, b3, b4 = b_moment[1:]
-    v = (2.0 * b1 - 1.0, 4.0 * b2 - 4.0 * b1 + 1.0,
-         8.0 * b3 - 12.0 * b2 + 6.0 * b1 - 1.0,
-         16.0 * b4 - 32.0 * b3 + 24.0 * b2 - 8.0 * b1 + 1.0)
-    y1, y2, y3, y4 = (t_moment[k + 1] * v[k] for k in range(4))
+
+def _melded_start_and_spread(
+    x: FloatArray, m: FloatArray, n: FloatArray, z_alpha: FloatArray, pos: NDArray[np.bool_]
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`_melded_start` from z_alpha = Phi^-1(alpha), and the standard deviation of Y.
+
+    T ~ Beta(t_a, N + 1 - t_a) has the moments prod_{j < k} (t_a + j)/(N + 1 + j); those of
+    E = 2B - 1, B ~ Beta(p, q), follow E[E^(k+1)] = ((p - q) E[E^k] + k E[E^(k-1)])/(p + q + k),
+    free of the cancellation of the binomial sums of B's moments (E is near 0 when B is near
+    1/2).
+    """
+    t_moments = np.cumprod(((m + pos)[:, None] + _ORDERS) / ((n + 1.0)[:, None] + _ORDERS),
+                           axis=1)
+    gap, s = (x - m) + (x + 1.0), m + 1.0
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        var = np.maximum(y2 - y1 * y1, 0.0)
+        e1 = gap / s
+        e2 = (gap * e1 + 1.0) / (s + 1.0)
+        e3 = (gap * e2 + 2.0 * e1) / (s + 2.0)
+        e4 = (gap * e3 + 3.0 * e2) / (s + 3.0)
+        y1, y2, y3, y4 = t_moments.T * (e1, e2, e3, e4)
+        mean2 = y1 * y1
+        var = np.maximum(y2 - mean2, 0.0)
         sd = np.sqrt(var)
-        skew = (y3 - 3.0 * y1 * y2 + 2.0 * y1**3) / (sd * var)
-        kurt = (y4 - 4.0 * y1 * y3 + 6.0 * y1 * y1 * y2 - 3.0 * y1**4) / (var * var) - 3.0
-        z = special.ndtri(1.0 - alpha)
-        w = (z + (z * z - 1.0) * skew / 6.0 + (z**3 - 3.0 * z) * kurt / 24.0
-             - (2.0 * z**3 - 5.0 * z) * skew * skew / 36.0)
+        # the standardized third and fourth central moments
+        skew = (y3 - y1 * (3.0 * y2 - 2.0 * mean2)) / (sd * var)
+        kurt = (y4 - y1 * (4.0 * y3 - y1 * (6.0 * y2 - 3.0 * mean2))) / (var * var) - 3.0
+        z = -z_alpha
+        z2 = z * z
+        w = (z + (z2 - 1.0) * skew / 6.0 + (z2 - 3.0) * z * kurt / 24.0
+             - (2.0 * z2 - 5.0) * z * skew * skew / 36.0)
         out: FloatArray = y1 + sd * w
-    return out
+    return out, sd
+
+
+# Rows of the per-problem arrays: all of them, or some.
+_Index: TypeAlias = "slice | NDArray[np.intp]"
+_ALL: Final = slice(None)
 
 
 class _MeldedNodes(NamedTuple):
-    """One evaluation of the melded tails of some problems: the start of the integral, the
-    points y = (t - delta)/(2t) of its nodes t, P(B >= 1/2 + delta/(2t)) = I_y(m - x, x + 1)
-    there, the log density of Beta(m - x, x + 1) at y and the inverse of its local scale
-    (:meth:`_MeldedSearch._scale`), and T's density at the nodes."""
+    """The evaluations moves start from, one row per problem (used where ``has``: problems
+    of _MOVE_MIN_COUNT to _MOVE_MAX_COUNT discordant items): the start of the integral, the points
+    y = (t - delta)/(2t) of its nodes t, P(B >= 1/2 + delta/(2t)) = I_y(m - x, x + 1) there,
+    the log density of Beta(m - x, x + 1) at y, 1/y and -1/(1 - y), the inverse of its local
+    scale (:meth:`_MeldedSearch._scale`), T's density at the nodes; whether the problem has
+    one, and whether its scales are finite."""
 
     lo: FloatArray
     y: FloatArray
     upper_b: FloatArray
     log_b: FloatArray
+    inv_y: FloatArray
+    inv_rest: FloatArray
     scale: FloatArray
     density: FloatArray
+    has: NDArray[np.bool_]
+    finite: NDArray[np.bool_]
 
 
 class _MeldedSearch:
     """The melded tail P(T(2B - 1) >= delta) of each problem (below _HUGE_N items) and its
     derivative in delta, evaluated afresh (what :func:`_melded_tail` computes) or moved from
-    the problem's last fresh evaluation (see _MOVE_RULES)."""
+    the problem's last fresh evaluation (see :func:`_move_rules`).
+
+    Call it where numpy's floating-point warnings are off (at 0 log 0 and the ends of the
+    range, whose values are taken care of).
+    """
 
     def __init__(self, x: FloatArray, m: FloatArray, t_alpha: FloatArray, t_beta: FloatArray,
                  t_lo: FloatArray, t_hi: FloatArray) -> None:
-        from scipy import special
-
-        # B's variable is Beta(m - x, x + 1) = Beta(A + 1, B + 1), A + B = m - 1
-        self.big_a, self.big_b = m - x - 1.0, x
+        special = _special()
         self.t_alpha, self.t_beta, self.t_lo, self.t_hi = t_alpha, t_beta, t_lo, t_hi
         self.log_norm = special.betaln(t_alpha, t_beta)
-        self.log_norm_b = special.betaln(m - x, x + 1.0)
-        size = x.size
-        self.has_ref = np.zeros(size, dtype=bool)
+        # T's parameters less 1, and as columns against the nodes; B's variable,
+        # Beta(m - x, x + 1) = Beta(A + 1, B + 1), A + B = m - 1
+        self.t_a1, self.t_b1 = t_alpha - 1.0, t_beta - 1.0
+        self.t_a1_col, self.t_b1_col = self.t_a1[:, None], self.t_b1[:, None]
+        self.log_norm_col = self.log_norm[:, None]
+        self.b_p, self.b_q = (m - x)[:, None], (x + 1.0)[:, None]
+        self.big_a, self.big_b = self.b_p - 1.0, x[:, None]
+        self.log_norm_b = special.betaln(self.b_p, self.b_q)
         self.movable = (m >= _MOVE_MIN_COUNT) & (m <= _MOVE_MAX_COUNT)
-        if self.movable.any():
-            # B's mode and log density there, and the evaluations moves start from
-            total = np.maximum(m - 1.0, 1.0)
-            self.b_mode, self.b_rest = self.big_a / total, self.big_b / total
+        self.any_movable = bool(self.movable.any())
+        self.ref: _MeldedNodes | None = None
+        if self.any_movable:
+            # B's mode c and log density there; c and 1 - c as divisors, 1 where the
+            # parameter they go with is 0 (its term is then 0 log(.), and the log finite)
+            total = np.maximum(m - 1.0, 1.0)[:, None]
+            self.b_mode, b_rest = self.big_a / total, self.big_b / total
+            self.b_mode_div = np.where(self.big_a > 0, self.b_mode, 1.0)
+            self.b_rest_div = np.where(self.big_b > 0, b_rest, 1.0)
             self.b_log_mode = beta_log_mode_density(self.big_a, self.big_b)
-            self.ref = _MeldedNodes(np.empty(size),
-                                    *(np.empty((size, _GL_X.size)) for _ in range(5)))
 
-    def _b_log_density(self, y: FloatArray, i: NDArray[np.intp]) -> FloatArray:
-        """log density of Beta(m - x, x + 1) at y (0 < y < 1), directly (for the slope)."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            out: FloatArray = (self.big_a[i][:, None] * np.log(y)
-                               + self.big_b[i][:, None] * np.log1p(-y)
-                               - self.log_norm_b[i][:, None])
-        return np.where(np.isnan(out), -np.inf, out)
+    def _b_log_density_near_mode(self, y: FloatArray, i: _Index) -> FloatArray:
+        """log density of Beta(m - x, x + 1) at y from its value at the mode c (Loader's
+        form) and the deviation h = y - c, A log(1 + h/c) + B log(1 - h/(1 - c)): its
+        rounding grows with sqrt(m), not m."""
+        h = y - self.b_mode[i]
+        out = (self.b_log_mode[i] + self.big_a[i] * np.log1p(h / self.b_mode_div[i])
+               + self.big_b[i] * np.log1p(-h / self.b_rest_div[i]))
+        # (fmax: nan, where a rounding takes the log's argument below 0, is -inf here)
+        return cast(FloatArray, np.fmax(out, -np.inf))
 
-    def _b_log_density_near_mode(self, y: FloatArray, i: NDArray[np.intp]) -> FloatArray:
-        """The same from its value at the mode c (Loader's form) and the deviation h = y - c,
-        A log(1 + h/c) + B log(1 - h/(1 - c)): its rounding grows with sqrt(m), not m."""
-        big_a, big_b = self.big_a[i][:, None], self.big_b[i][:, None]
-        c, rest = self.b_mode[i][:, None], self.b_rest[i][:, None]
-        h = y - c
-        with np.errstate(divide="ignore", invalid="ignore"):
-            up = np.where(big_a > 0, big_a * np.log1p(h / c), 0.0)
-            down = np.where(big_b > 0, big_b * np.log1p(-h / rest), 0.0)
-        out: FloatArray = self.b_log_mode[i][:, None] + up + down
-        return np.where(np.isnan(out), -np.inf, out)
-
-    def _scale(self, y: FloatArray, i: NDArray[np.intp]) -> FloatArray:
+    def _scale(self, y: FloatArray, i: _Index) -> FloatArray:
         """1/(local scale) of B's log density at y: the largest of |d log f/dy| and
         sqrt(|d^2 log f/dy^2|), whose largest values on an interval are at its ends."""
-        big_a, big_b = self.big_a[i][:, None], self.big_b[i][:, None]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv_y, inv_rest = 1.0 / y, 1.0 / (1.0 - y)
-            first = np.abs(big_a * inv_y - big_b * inv_rest)
-            second = np.sqrt(big_a * inv_y * inv_y + big_b * inv_rest * inv_rest)
+        big_a, big_b = self.big_a[i], self.big_b[i]
+        inv_y, inv_rest = 1.0 / y, 1.0 / (1.0 - y)
+        first = np.abs(big_a * inv_y - big_b * inv_rest)
+        second = np.sqrt(big_a * inv_y * inv_y + big_b * inv_rest * inv_rest)
         out: FloatArray = np.maximum(first, second)
         return out
 
-    def evaluate(self, delta: FloatArray, i: NDArray[np.intp]) -> tuple[FloatArray, FloatArray]:
-        """Tail and derivative at delta for the problems ``i``."""
-        from scipy import special
+    def evaluate(self, delta: FloatArray, i: NDArray[np.intp] | None = None
+                 ) -> tuple[FloatArray, FloatArray]:
+        """Tail and derivative at delta for the problems ``i`` (all of them for None)."""
+        rule = _rule()
+        every: _Index = _ALL if i is None else i
+        size = np.abs(delta)
+        lo = np.maximum(size, self.t_lo[every])
+        half = np.maximum(self.t_hi[every] - lo, 0.0)[:, None] / 2.0
+        t = lo[:, None] + half * rule.x1
+        two_t = 2.0 * t
+        # (t >= |delta| at every node, so y is in [0, 1] without clipping)
+        y = (t - delta[:, None]) / two_t
+        ref = self.ref
+        if ref is None or not (moved := ref.has[every].nonzero()[0]).size:
+            upper_b = _special().betainc(self.b_p[every], self.b_q[every], y)
+            density = self._t_density(t, every)
+            fresh: _Index = _ALL
+        else:
+            upper_b, density = np.empty_like(t), np.empty_like(t)
+            ok = self._move(moved, moved if i is None else i[moved], lo, y, t, upper_b,
+                            density)
+            left = np.ones(t.shape[0], dtype=bool)
+            left[moved[ok]] = False
+            fresh = left.nonzero()[0]
+            if fresh.size:
+                k = fresh if i is None else i[fresh]
+                upper_b[fresh] = _special().betainc(self.b_p[k], self.b_q[k], y[fresh])
+                density[fresh] = self._t_density(t[fresh], k)
+        if self.any_movable:
+            self._keep_fresh(fresh, every, i, lo, y, upper_b, density)
+        return self._sums(delta, size, every, half, t, two_t, y, upper_b, density)
 
-        lo = np.maximum(np.abs(delta), self.t_lo[i])
-        hi = self.t_hi[i]
-        half = np.maximum(hi - lo, 0.0)[:, None] / 2.0
-        t = lo[:, None] + half * (_GL_X[None, :] + 1.0)
-        y = np.clip((t - delta[:, None]) / (2.0 * t), 0, 1)
-        fresh = ~(self.has_ref[i] & self.movable[i])
-        upper_b = np.empty_like(t)
-        density = np.empty_like(t)
-        moved = np.flatnonzero(~fresh) if self.has_ref.any() else np.zeros(0, dtype=np.intp)
-        if moved.size:
-            fresh[moved[~self._move(moved, i[moved], lo, t, y, upper_b, density)]] = True
-        new = np.flatnonzero(fresh)
-        if new.size:
-            j = i[new]
-            upper_b[new] = special.betainc((self.big_a[j] + 1.0)[:, None],
-                                           (self.big_b[j] + 1.0)[:, None], y[new])
-            density[new] = self._t_density(t[new], j)
-            keep = self.movable[j]
-            if keep.any():
-                k, rows = j[keep], new[keep]
-                y_k = y[rows]
-                self._keep(k, _MeldedNodes(lo[rows], y_k, upper_b[rows],
-                                           self._b_log_density_near_mode(y_k, k),
-                                           self._scale(y_k, k), density[rows]))
-        return self._sums(delta, i, half, t, y, upper_b, density)
+    def _t_density(self, t: FloatArray, i: _Index) -> FloatArray:
+        """T's density at the nodes t of the problems ``i``: :func:`_beta_log_pdf`'s
+        operations."""
+        special = _special()
+        out: FloatArray = np.exp(special.xlogy(self.t_a1_col[i], t)
+                                 + special.xlog1py(self.t_b1_col[i], -t)
+                                 - self.log_norm_col[i])
+        return out
+
+    def _keep_fresh(self, fresh: _Index, every: _Index, i: NDArray[np.intp] | None,
+                    lo: FloatArray, y: FloatArray, upper_b: FloatArray, density: FloatArray
+                    ) -> None:
+        """Make the fresh evaluations (rows ``fresh``) of the movable problems the
+        references of their moves."""
+        keep: NDArray[np.bool_] = self.movable[every][fresh]
+        if self.ref is None and i is None and isinstance(fresh, slice):
+            # every problem, evaluated afresh: the arrays themselves are the references
+            # (those of the problems that do not move unused)
+            scale = self._scale(y, _ALL)
+            self.ref = _MeldedNodes(lo, y, upper_b, self._b_log_density_near_mode(y, _ALL),
+                                    1.0 / y, -1.0 / (1.0 - y), scale, density, keep.copy(),
+                                    cast(NDArray[np.bool_], np.isfinite(scale).all(axis=1)))
+            return
+        if not keep.any():
+            return
+        rows = keep.nonzero()[0] if isinstance(fresh, slice) else fresh[keep]
+        k = rows if i is None else i[rows]
+        if self.ref is None:
+            size, points = self.t_lo.size, y.shape[1]
+            nodes = (np.empty((size, points)) for _ in range(7))
+            self.ref = _MeldedNodes._make([np.empty(size), *nodes, np.zeros(size, dtype=bool),
+                                           np.zeros(size, dtype=bool)])
+        ref = self.ref
+        y_k = y[rows]
+        scale = self._scale(y_k, k)
+        for field, value in zip(ref, (lo[rows], y_k, upper_b[rows],
+                                      self._b_log_density_near_mode(y_k, k), 1.0 / y_k,
+                                      -1.0 / (1.0 - y_k), scale, density[rows]), strict=False):
+            field[k] = value
+        ref.has[k] = True
+        ref.finite[k] = np.isfinite(scale).all(axis=1)
 
     def _move(self, rows: NDArray[np.intp], j: NDArray[np.intp], lo: FloatArray,
-              t: FloatArray, y: FloatArray, upper_b: FloatArray, density: FloatArray
+              y: FloatArray, t: FloatArray, upper_b: FloatArray, density: FloatArray
               ) -> NDArray[np.bool_]:
         """Fill ``rows`` of ``upper_b`` and ``density`` (problems ``j``) from their references
         where the move is small enough; which of them were."""
         ref = self.ref
+        assert ref is not None
         step = y[rows] - ref.y[j]
         size = np.abs(step)
         # a move far below the first rule's reach at the reference's scale needs no more
         # care; the others are bounded at both ends of the move
-        with np.errstate(invalid="ignore"):
-            reach = np.max(size * ref.scale[j], axis=1)
-        wide = np.flatnonzero(~(reach <= 0.5 * _MOVE_RULES[0][2]))
+        scale = ref.scale[j]
+        reach = np.maximum.reduce(size * scale, axis=1)
+        wide = (~(reach <= 0.5 * _MOVE_REACHES[0])).nonzero()[0]
         if wide.size:
-            with np.errstate(invalid="ignore"):
-                both = size[wide] * np.maximum(ref.scale[j[wide]],
-                                               self._scale(y[rows[wide]], j[wide]))
-            reach[wide] = np.max(np.where(size[wide] == 0.0, 0.0, both), axis=1)
-        # (a reference with a point at 0 or 1, where the nodes collapsed onto |delta|, is
-        # not moved)
-        ok = (reach <= _MOVE_REACH) & np.isfinite(ref.scale[j]).all(axis=1)
-        low = 0.0
-        for nodes, weights, top in _MOVE_RULES:
-            here = np.flatnonzero(ok & (reach > low) & (reach <= top) | (ok & (reach == 0.0)
-                                                                         & (low == 0.0)))
-            low = top
-            if here.size == 0:
+            both = size[wide] * np.maximum(scale[wide], self._scale(y[rows[wide]], j[wide]))
+            reach[wide] = np.maximum.reduce(np.where(size[wide] == 0.0, 0.0, both), axis=1)
+        # Each move by the first rule that reaches it (a move of length 0 by the first), none
+        # beyond the last, nor from a reference with a point at 0 or 1, where the nodes
+        # collapsed onto |delta|.
+        which = cast(NDArray[np.intp], np.searchsorted(_MOVE_REACHES, reach))
+        ok = (which < len(_MOVE_REACHES)) & ref.finite[j]
+        rules = _move_rules()
+        first = which[0]
+        for rule, (nodes, weights, _) in enumerate(rules):
+            here = ok & (which == rule)
+            if rule == first and here.all():
+                r, k, part = rows, j, step
+            elif here.any():
+                idx = here.nonzero()[0]
+                r, k, part = rows[idx], j[idx], step[idx]
+            else:
                 continue
-            r, k = rows[here], j[here]
-            upper_b[r] = self._moved(k, step[here], nodes, weights)
-            # T's density: the reference's while the nodes have not moved
+            upper_b[r] = self._moved(k, part, nodes, weights)
+            # T's density: the reference's while the nodes have not moved (for a few
+            # problems, all of them afresh, the same operations on the same nodes)
+            if r.size * nodes.size <= _MOVE_BLOCK:
+                density[r] = self._t_density(t[r], k)
+                continue
             same = ref.lo[k] == lo[r]
             density[r[same]] = ref.density[k[same]]
             other = ~same
@@ -585,146 +592,166 @@ class _MeldedSearch:
         integral of B's density over the step, the density at y_ref + d being its value at
         y_ref times (1 + d/y_ref)^(m - x - 1) (1 - d/(1 - y_ref))^x."""
         ref = self.ref
-        y_r = ref.y[j]
-        log_b = ref.log_b[j]
-        big_a, big_b = self.big_a[j][:, None], self.big_b[j][:, None]
-        inv_y, inv_rest = 1.0 / y_r, -1.0 / (1.0 - y_r)
+        assert ref is not None
         half = 0.5 * step
-        total = np.zeros_like(step)
-        for node, weight in zip(nodes, weights, strict=True):
-            d = (node + 1.0) * half
-            # 0 log1p(.) where a parameter is 1 (nodes are inside (0, 1), so the log is finite)
+        log_b, inv_y, inv_rest = ref.log_b[j], ref.inv_y[j], ref.inv_rest[j]
+        big_a, big_b = self.big_a[j], self.big_b[j]
+        # (0 log1p(.) where a parameter is 1: nodes are inside (0, 1), so the log is finite)
+        if half.size * nodes.size <= _MOVE_BLOCK:
+            # the points a leading axis: a sum over it is the running sum of the loop below
+            d = nodes[:, None, None] * half
             term = log_b + big_a * np.log1p(d * inv_y) + big_b * np.log1p(d * inv_rest)
-            total += weight * np.exp(term)
+            total = np.add.reduce(weights[:, None, None] * np.exp(term), axis=0)
+        else:
+            total = np.zeros_like(step)
+            for node, weight in zip(nodes, weights, strict=True):
+                d = node * half
+                term = log_b + big_a * np.log1p(d * inv_y) + big_b * np.log1p(d * inv_rest)
+                total += weight * np.exp(term)
         out: FloatArray = ref.upper_b[j] + total * half
         return out
 
-    def _t_density(self, t: FloatArray, i: NDArray[np.intp]) -> FloatArray:
-        return np.exp(_beta_log_pdf(t, self.t_alpha[i][:, None], self.t_beta[i][:, None],
-                                    self.log_norm[i][:, None]))
-
-    def _keep(self, i: NDArray[np.intp], nodes: _MeldedNodes) -> None:
-        """Make ``nodes`` the reference of the problems ``i``."""
-        for field, value in zip(self.ref, nodes, strict=True):
-            field[i] = value
-        self.has_ref[i] = True
-
-    def _sums(self, delta: FloatArray, i: NDArray[np.intp], half: FloatArray, t: FloatArray,
-              y: FloatArray, upper_b: FloatArray, density: FloatArray
-              ) -> tuple[FloatArray, FloatArray]:
+    def _sums(self, delta: FloatArray, size: FloatArray, i: _Index, half: FloatArray,
+              t: FloatArray, two_t: FloatArray, y: FloatArray, upper_b: FloatArray,
+              density: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The quadrature of :func:`_melded_tail` (the same operations) and its derivative."""
-        from scipy import special
-
-        t_alpha, t_beta = self.t_alpha[i], self.t_beta[i]
-        weighted = upper_b * density * _GL_W
-        total = weighted.sum(axis=1)
-        integral = (half[:, 0]) * total
+        special = _special()
+        rule = _rule()
+        total = np.add.reduce(upper_b * density * rule.w, axis=1)
         negative = delta < 0
-        below = np.where(negative, special.betainc(t_alpha, t_beta, np.abs(delta)), 0.0)
-        tail = below + integral
-        # d/d(delta) of the sum: P(B >= .) moves with delta, and while the integral starts at
-        # |delta| the nodes move too (dt/d(delta) = sign(delta) _NODE_SPEED), as does its
-        # length.
-        b_density = np.exp(self._b_log_density(y, i))
-        inner = (b_density * density * (-0.5 / t) * _GL_W).sum(axis=1)
-        slope = half[:, 0] * inner
-        moving = np.flatnonzero((np.abs(delta) > self.t_lo[i]) & (half[:, 0] > 0))
-        if moving.size:
-            k = i[moving]
-            sign = np.sign(delta[moving])[:, None]
-            tm, dens = t[moving], density[moving]
-            dt = sign * _NODE_SPEED
-            with np.errstate(divide="ignore", invalid="ignore"):
-                d_log_t = ((self.t_alpha[k] - 1.0)[:, None] / tm
-                           - (self.t_beta[k] - 1.0)[:, None] / (1.0 - tm))
-                d_density = np.where(dens > 0, dens * d_log_t * dt, 0.0)
-            d_upper = b_density[moving] * dt * delta[moving][:, None] / (2.0 * tm * tm)
-            extra = ((d_upper * dens + upper_b[moving] * d_density) * _GL_W).sum(axis=1)
-            slope[moving] += half[moving, 0] * extra - 0.5 * sign[:, 0] * total[moving]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            at_delta = np.exp(_beta_log_pdf(np.abs(delta), t_alpha, t_beta, self.log_norm[i]))
-        slope -= np.where(negative, at_delta, 0.0)
-        # (nan_to_num only where needed: it costs more than the check on small arrays)
-        return tail, slope if np.isfinite(slope).all() else np.nan_to_num(slope)
+        below = np.where(negative, special.betainc(self.t_alpha[i], self.t_beta[i], size), 0.0)
+        length = half[:, 0]
+        tail = below + length * total
+        # d/d(delta) of the sum: P(B >= .) moves with delta (B's density b times
+        # dy/d(delta) = -1/(2t) + delta/(2t^2) dt/d(delta)); while the integral starts at
+        # |delta| the nodes move too (dt/d(delta) = sign(delta) (1 - x)/2), and with them
+        # T's density f (d log f/dt = (alpha - 1)/t - (beta - 1)/(1 - t)), and the length
+        # (d half/d(delta) = -sign(delta)/2); below 0, P(T <= |delta|) moves.
+        b_log = self.big_a[i] * np.log(y) + self.big_b[i] * np.log1p(-y) - self.log_norm_b[i]
+        # (fmax: 0 log 0, nan, is -inf here)
+        b_half = np.exp(np.fmax(b_log, -np.inf)) / two_t
+        weighted = density * rule.w
+        at_delta = np.exp(special.xlogy(self.t_a1[i], size)
+                          + special.xlog1py(self.t_b1[i], -size) - self.log_norm[i])
+        slope = -length * np.add.reduce(b_half * weighted, axis=1) - negative * at_delta
+        moving = (size > self.t_lo[i]) & (length > 0)
+        if moving.all():
+            rows: _Index = _ALL
+        elif moving.any():
+            rows = moving.nonzero()[0]
+        else:
+            return tail, slope
+        t, a1, b1 = t[rows], self.t_a1_col[i][rows], self.t_b1_col[i][rows]
+        # (1 - t is at least 1e-300 where a node rounds to 1)
+        d_log_t = a1 / t - b1 / np.maximum(1.0 - t, 1e-300)
+        inner = (weighted[rows] * rule.speed) * (b_half[rows] * (delta[rows, None] / t)
+                                                 + upper_b[rows] * d_log_t)
+        slope[rows] += np.sign(delta[rows]) * (length[rows] * np.add.reduce(inner, axis=1)
+                                               - 0.5 * total[rows])
+        return tail, slope
 
 
 def _melded_newton(
     x: FloatArray, m: FloatArray, alpha: FloatArray, pos: NDArray[np.bool_],
     t_alpha: FloatArray, t_beta: FloatArray, t_lo: FloatArray, t_hi: FloatArray,
-    p_zero: FloatArray, start: FloatArray,
+    p_zero: FloatArray, start: FloatArray, spread: FloatArray | None = None,
+    z_alpha: FloatArray | None = None,
 ) -> FloatArray:
     """The roots of the normal-score gap of :func:`_melded_tail` in (0, 1) (``pos``) or
-    (-1, 0), given the tail at 0 (``p_zero``) and a start: safeguarded Newton steps (a step
-    out of the bracket is a bisection), handed to :func:`_find_root` after _NEWTON_STEPS;
-    in groups of _NEWTON_GROUP problems, each searched on its own."""
+    (-1, 0), given the tail at 0 (``p_zero``), a start, the standard deviation of T(2B - 1)
+    (``spread``; 0 for None) and Phi^-1(alpha): safeguarded Newton steps (a step out of the
+    bracket is a bisection), handed to :func:`_find_root` after _NEWTON_STEPS; in groups of
+    _NEWTON_GROUP problems, each searched on its own."""
+    if spread is None:
+        spread = np.zeros_like(x)
+    if z_alpha is None:
+        z_alpha = _special().ndtri(alpha)
+    if x.size <= _NEWTON_GROUP:
+        return _melded_newton_group(x, m, alpha, z_alpha, pos, t_alpha, t_beta, t_lo, t_hi,
+                                    p_zero, start, spread)
     out = np.empty(x.size)
     for begin in range(0, x.size, _NEWTON_GROUP):
         s = slice(begin, begin + _NEWTON_GROUP)
-        out[s] = _melded_newton_group(x[s], m[s], alpha[s], pos[s], t_alpha[s], t_beta[s],
-                                      t_lo[s], t_hi[s], p_zero[s], start[s])
+        out[s] = _melded_newton_group(x[s], m[s], alpha[s], z_alpha[s], pos[s], t_alpha[s],
+                                      t_beta[s], t_lo[s], t_hi[s], p_zero[s], start[s],
+                                      spread[s])
     return out
 
 
 def _melded_newton_group(
-    x: FloatArray, m: FloatArray, alpha: FloatArray, pos: NDArray[np.bool_],
-    t_alpha: FloatArray, t_beta: FloatArray, t_lo: FloatArray, t_hi: FloatArray,
-    p_zero: FloatArray, start: FloatArray,
+    x: FloatArray, m: FloatArray, alpha: FloatArray, z_alpha: FloatArray,
+    pos: NDArray[np.bool_], t_alpha: FloatArray, t_beta: FloatArray, t_lo: FloatArray,
+    t_hi: FloatArray, p_zero: FloatArray, start: FloatArray, spread: FloatArray,
 ) -> FloatArray:
-    """:func:`_melded_newton` for one group of problems."""
-    from scipy import special
-
-    count = x.size
-    search = _MeldedSearch(x, m, t_alpha, t_beta, t_lo, t_hi)
-    z_alpha = special.ndtri(alpha)
+    """:func:`_melded_newton` for one group of problems (z_alpha = Phi^-1(alpha))."""
+    ndtri = _special().ndtri
+    # the gap decreases in delta: positive below the root; the bracket is [lo, hi]
+    lo = cast(FloatArray, pos - 1.0)
+    hi = cast(FloatArray, pos + 0.0)
+    point = np.where((start > lo) & (start < hi), start, 0.5 * (lo + hi))
+    # (the gaps, for the bracket's ends should the bracketing search take over)
+    history: list[tuple[NDArray[np.intp] | None, FloatArray]] = []
+    result = np.empty(x.size)
+    active: NDArray[np.intp] | None = None
+    previous = point
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        search = _MeldedSearch(x, m, t_alpha, t_beta, t_lo, t_hi)
+        for count in range(_NEWTON_STEPS):
+            tail, slope = search.evaluate(point, active)
+            z = ndtri(np.minimum(np.maximum(tail, 0.0), 1.0))
+            f = z - z_alpha
+            history.append((active, f))
+            lo = np.where(f > 0, point, lo)
+            hi = np.where(f < 0, point, hi)
+            # d(gap)/d(delta) = slope / phi(z)
+            step = -f / (slope * _SQRT_2PI * np.exp(0.5 * z * z))
+            nxt = point + step
+            taken = np.abs(step)
+            inside = (nxt >= lo) & (nxt <= hi)
+            # (a first step ends nothing: its error estimate needs the step before it)
+            if count:
+                scale = np.abs(nxt)
+                # the error estimate holds once the steps are small against the length over
+                # which the gap bends (the spread of T(2B - 1) or the limit itself)
+                done = (f == 0) | (inside & (
+                    (taken <= _NEWTON_LAST * scale)
+                    | ((previous <= _NEWTON_NEAR * np.maximum(scale, spread))
+                       & (taken <= 0.25 * previous)
+                       & (taken * taken * taken <= _NEWTON_RTOL * scale * previous * previous))
+                ))
+                if done.all():
+                    result[_ALL if active is None else active] = np.where(f == 0, point, nxt)
+                    return result
+                if done.any():
+                    here = done.nonzero()[0]
+                    result[here if active is None else active[here]] = np.where(
+                        f[here] == 0, point[here], nxt[here])
+                    rest = (~done).nonzero()[0]
+                    active = rest if active is None else active[rest]
+                    z_alpha, lo, hi, spread = z_alpha[rest], lo[rest], hi[rest], spread[rest]
+                    nxt, inside, taken = nxt[rest], inside[rest], taken[rest]
+            if inside.all():
+                point, previous = nxt, taken
+            else:
+                point = np.where(inside, nxt, 0.5 * (lo + hi))
+                previous = np.where(inside, taken, np.inf)
+    # The bracketing search from the bracket, with the gaps at its ends.
+    remaining = np.arange(x.size) if active is None else active
     f_zero = _normal_score_gap(p_zero, alpha)
-    # the gap decreases in delta: positive below the root
-    lo = np.where(pos, 0.0, -1.0)
-    hi = np.where(pos, 1.0, 0.0)
     f_lo = np.where(pos, f_zero, np.inf)
     f_hi = np.where(pos, -np.inf, f_zero)
-    inside = np.isfinite(start) & (start > lo) & (start < hi)
-    point = np.where(inside, start, 0.5 * (lo + hi))
-    result = np.full(count, np.nan)
-    previous = np.full(count, np.inf)
-    active = np.arange(count)
-    for _ in range(_NEWTON_STEPS):
-        if active.size == 0:
-            break
-        at = point[active]
-        tail, slope = search.evaluate(at, active)
-        z = special.ndtri(np.clip(tail, 0.0, 1.0))
-        f = z - z_alpha[active]
-        above = f > 0
-        below = f < 0
-        lo[active] = np.where(above, at, lo[active])
-        f_lo[active] = np.where(above, f, f_lo[active])
-        hi[active] = np.where(below, at, hi[active])
-        f_hi[active] = np.where(below, f, f_hi[active])
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-            step = -f / (slope * _SQRT_2PI * np.exp(0.5 * z * z))
-            nxt = at + step
-            taken = np.abs(step)
-            last = previous[active]
-            inside = np.isfinite(nxt) & (nxt >= lo[active]) & (nxt <= hi[active])
-            scale = np.abs(nxt)
-            # the estimate of the error from the last two steps holds once they are small
-            done = (f == 0) | (inside & (
-                (taken <= _NEWTON_LAST * scale)
-                | ((last <= _NEWTON_NEAR * scale) & (taken <= 0.25 * last)
-                   & (taken**3 <= _NEWTON_RTOL * scale * last * last))
-            ))
-        result[active[done]] = np.where(f[done] == 0, at[done], nxt[done])
-        point[active] = np.where(inside, nxt, 0.5 * (lo[active] + hi[active]))
-        previous[active] = np.where(inside, taken, np.inf)
-        active = active[~done]
-    if active.size:
-        def excess(delta: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
-            i = active[idx]
-            tail = _melded_tail(delta, x[i], m[i], t_alpha[i], t_beta[i], t_lo[i], t_hi[i])
-            return _normal_score_gap(tail, alpha[i])
+    for where, f in history:
+        idx = _ALL if where is None else where
+        f_lo[idx] = np.where(f > 0, f, f_lo[idx])
+        f_hi[idx] = np.where(f < 0, f, f_hi[idx])
 
-        result[active] = _find_root(excess, lo[active], hi[active], f_lo[active],
-                                    f_hi[active], atol=_ROOT_ATOL, nearer=True)
+    def excess(delta: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
+        i = remaining[idx]
+        tail = _melded_tail(delta, x[i], m[i], t_alpha[i], t_beta[i], t_lo[i], t_hi[i])
+        return _normal_score_gap(tail, alpha[i])
+
+    result[remaining] = _find_root(excess, lo, hi, f_lo[remaining], f_hi[remaining],
+                                   atol=_ROOT_ATOL, nearer=True)
     return result
 
 
@@ -781,15 +808,44 @@ def _melded_bracketed_roots(
     )
 
 
+def _newton_limits(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray,
+                   p0: FloatArray, pos: NDArray[np.bool_]) -> FloatArray:
+    """The melded upper limits by :func:`_melded_newton` (below _HUGE_N items, x < m, at most
+    _MOVE_MAX_COUNT discordant items, p0 != alpha, and N > m where U > 0 (``pos``)); T's
+    range from betaincinv's quantiles."""
+    special = _special()
+    t_alpha = m + pos
+    t_beta = (n - m) + ~pos
+    z_alpha = special.ndtri(alpha)
+    start, spread = _melded_start_and_spread(x, m, n, z_alpha, pos)
+    return _melded_newton(x, m, alpha, pos, t_alpha, t_beta,
+                          special.betaincinv(t_alpha, t_beta, _TAIL),
+                          1.0 - special.betaincinv(t_beta, t_alpha, _TAIL), p0, start, spread,
+                          z_alpha)
+
+
 def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray) -> FloatArray:
     """Upper limit of Fay & Lumbard's interval: solves P(T(2 B_U - 1) >= U) = alpha (N > 0)."""
-    from scipy import special
+    huge = n >= _HUGE_N
+    degenerate_b = x >= m
+    if not (huge | degenerate_b).any():
+        # The usual tables, all of them by Newton's method: no selection (which costs a
+        # single table more than its search).
+        p0 = _betainc_half(x, m)
+        pos = p0 > alpha
+        if (((p0 < alpha) | (pos & (n > m))) & (m <= _MOVE_MAX_COUNT)).all():
+            return _newton_limits(x, m, n, alpha, p0, pos)
+    return _melded_upper_by_route(x, m, n, alpha, huge, degenerate_b)
+
+
+def _melded_upper_by_route(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray,
+                           huge: NDArray[np.bool_], degenerate_b: NDArray[np.bool_]
+                           ) -> FloatArray:
+    """:func:`_melded_upper`, each problem by its route."""
     upper = np.empty_like(x)
     # At delta = 0 the tail is P(B_U >= 1/2) = P(Bin(m, 1/2) <= x), the exact one-sided p-value;
     # the sign of p0 - alpha fixes the side of 0 on which U lies, which is what makes the
     # interval agree with the exact McNemar test whatever the quadrature error.
-    huge = n >= _HUGE_N
-    degenerate_b = x >= m
     p0 = np.ones_like(x)
     # For huge tables the package's own binomial tail (scipy's betainc takes milliseconds at
     # parameters near 1e15; this is also the tail the exact test reports there).
@@ -804,8 +860,8 @@ def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray
     upper[degenerate_b] = 1.0
     quantile = np.flatnonzero(degenerate_b & (n > m))
     if quantile.size:
-        upper[quantile] = _beta_quantile(m[quantile] + 1.0, n[quantile] - m[quantile],
-                                         1.0 - alpha[quantile], huge[quantile])
+        upper[quantile] = beta_ppf(m[quantile] + 1.0, n[quantile] - m[quantile],
+                                   1.0 - alpha[quantile], huge[quantile])
 
     general = ~degenerate_b
     positive = general & (p0 > alpha)
@@ -814,39 +870,31 @@ def _melded_upper(x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray
     closed = np.flatnonzero(positive & (n <= m))
     if closed.size:
         xc, mc = x[closed], m[closed]
-        upper[closed] = _one_minus_twice_quantile(xc, mc, alpha[closed], huge[closed])
+        upper[closed] = one_minus_twice_quantile(xc, mc, alpha[closed], huge[closed])
     upper[general & (p0 == alpha)] = 0.0
 
     # The limits on both sides of 0 in one search (each problem's steps are its own, so they
-    # are those of separate searches; a single table pays numpy's cost per call once a step).
-    sel_pos = np.flatnonzero(positive & (n > m))
-    sel_neg = np.flatnonzero(general & (p0 < alpha))
-    sel = np.concatenate([sel_pos, sel_neg])
+    # are those of separate searches).
+    sel = np.flatnonzero((positive & (n > m)) | (general & (p0 < alpha)))
     if sel.size:
-        side = np.concatenate([np.ones(sel_pos.size), -np.ones(sel_neg.size)])
-        pos = side > 0
-        xs, ms, ns, al = x[sel], m[sel], n[sel], alpha[sel]
-        t_alpha = np.where(pos, ms + 1.0, ms)
-        t_beta = np.where(pos, ns - ms, ns - ms + 1.0)
-        # Each problem's T is set up for its own route: the range of T by betaincinv's
-        # quantiles (below _HUGE_N items) or by deviations from its mode (_HugeTail).
+        xs, ms, ns, al, ps = x[sel], m[sel], n[sel], alpha[sel], p0[sel]
+        pos = ps > al
+        side = np.where(pos, 1.0, -1.0)
         big = huge[sel]
-        f_zero = _normal_score_gap(p0[sel], al)
         many = ~big & (ms > _MOVE_MAX_COUNT)
         usual = np.flatnonzero(~big & ~many)
         if usual.size:
-            ta, tb = t_alpha[usual], t_beta[usual]
-            upper[sel[usual]] = _melded_newton(
-                xs[usual], ms[usual], al[usual], pos[usual], ta, tb,
-                special.betaincinv(ta, tb, _TAIL), 1.0 - special.betaincinv(tb, ta, _TAIL),
-                p0[sel[usual]], _melded_start(xs[usual], ms[usual], ns[usual], al[usual],
-                                              pos[usual]),
-            )
+            upper[sel[usual]] = _newton_limits(xs[usual], ms[usual], ns[usual], al[usual],
+                                               ps[usual], pos[usual])
+        # Each problem's T is set up for its own route: the range of T by betaincinv's
+        # quantiles (below _HUGE_N items) or by deviations from its mode (_HugeTail).
         for where, on_huge in ((many, False), (big, True)):
             idx = np.flatnonzero(where)
             if idx.size:
+                ta = np.where(pos[idx], ms[idx] + 1.0, ms[idx])
+                tb = np.where(pos[idx], ns[idx] - ms[idx], ns[idx] - ms[idx] + 1.0)
                 upper[sel[idx]] = _melded_bracketed_roots(
-                    xs[idx], ms[idx], ns[idx], al[idx], side[idx], t_alpha[idx],
-                    t_beta[idx], f_zero[idx], on_huge,
+                    xs[idx], ms[idx], ns[idx], al[idx], side[idx], ta, tb,
+                    _normal_score_gap(ps[idx], al[idx]), on_huge,
                 )
     return upper
