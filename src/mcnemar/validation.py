@@ -113,6 +113,10 @@ def _first(values: NDArray[Any], bad: NDArray[np.bool_]) -> str:
 
 # ------------------------------------------------------------------------------------ counts
 
+#: Scalar types whose every in-range value is a valid count as it is.
+_WHOLE_SCALARS = frozenset({int, np.int64, np.int32, np.int16, np.int8, np.uint64, np.uint32,
+                            np.uint16, np.uint8})
+
 
 def check_counts(
     value: Any,
@@ -155,9 +159,9 @@ def check_counts(
     ...
     mcnemar.errors.McNemarError: c must be >= 0, got -1; counts cannot be negative
     """
-    if type(value) is int and minimum <= value <= MAX_COUNT:
-        # The common case of one table's cells, without the array checks below (a bool is an
-        # int of another type and is refused there).
+    if type(value) in _WHOLE_SCALARS and minimum <= value <= MAX_COUNT:
+        # The common case of one table's cells, without the array checks below (bool and
+        # numpy.bool_ are other types, refused there).
         return np.array(value, dtype=dtype)
     name = _named(argument)
     whole = "a positive whole number of items" if minimum > 0 else "a count (a whole number >= 0)"
