@@ -16,7 +16,6 @@ import pytest
 from mcnemar.planning import _detectable, minimum_detectable_effect
 from mcnemar.planning._kernel import _binom_sf, _connor_mde, _exact_power, _z_alpha
 from mcnemar.planning._power_path import (
-    PathStart,
     chernoff_windows,
     first_rejecting,
     path_width,
@@ -111,10 +110,9 @@ def test_power_sums_and_slopes_match_the_exact_power(alternative: str, method: s
     tail = 0.025 if alternative == "two-sided" else 0.05
     lo, hi = chernoff_windows(n, psi)
     lo = np.maximum(lo, first_rejecting(tail, method))
-    start = PathStart.of(n, psi, lo, hi, tail, method)
     width = path_width((hi - lo + 1.0).astype(np.intp))
     for i in range(n.size):
-        path = power_path(n[i : i + 1], psi[i : i + 1], start.take(np.array([i])),
+        path = power_path(n[i : i + 1], psi[i : i + 1], lo[i : i + 1], hi[i : i + 1],
                           int(width[i]), tail, method)
         for theta in rng.uniform(0.5, 1.0, 4):
             th = np.array([theta])

@@ -4,7 +4,9 @@ power.
 The exact power is solved for theta = p10/psi by Halley's method on its probit, from Connor's
 closed form, over the power sums of :mod:`mcnemar.planning._power_path` (the power and its
 first two derivatives in theta at the cost of one exponential per point of each window), to
-1e-10 of the difference: :func:`_solve_theta_fast`, two evaluations as a rule.
+1e-10 of the difference: :func:`_solve_theta_fast`, two evaluations as a rule. One element
+(the report of one table) takes :func:`_solve_theta_one`, whose bookkeeping is in Python floats
+and gives the bits of the array search (:func:`_solve_fast_group`) for that element.
 
 :func:`_solve_theta` is the search it replaced, kept as the tests' reference: Newton steps to
 1e-13 in theta on the probit of the path sums of :mod:`mcnemar.planning._kernel`, the
@@ -25,6 +27,7 @@ from scipy import special
 
 from mcnemar.planning._kernel import (
     _connor_mde,
+    _connor_mde_one,
     _element_chunks,
     _flat_weights,
     _log_pmf_at,
@@ -36,14 +39,17 @@ from mcnemar.planning._kernel import (
     _z_alpha,
 )
 from mcnemar.planning._power_path import (
-    PathStart,
+    WIDTH_STEP,
     PowerPath,
+    _divide_one,
+    chernoff_window,
     chernoff_windows,
     first_rejecting,
     path_take,
     path_width,
     power_path,
-    tail_sums,
+    power_sums,
+    power_sums_one,
 )
 from mcnemar.planning._results import MinimumDetectableEffectResult
 from mcnemar.planning._validation import (
@@ -292,21 +298,20 @@ def _solve_theta_fast(
     the power's first two derivatives from the same sums: from Connor's point (a few per cent
     off) the error is cubed at every step, so two evaluations are the rule. :func:`_solve_theta`
     is the same search to 1e-13 in theta on the sums of :func:`_solve_chunk`. Elements are
-    solved in groups of rows of the same length (:func:`path_width`), each element on its own.
+    solved in groups of rows of the same length (:func:`path_width`), each element on its own;
+    a single element by :func:`_solve_one`, the same operations on its one row.
     """
+    tail = _tail_alpha(alpha, alternative)
+    two_sided = alternative == "two-sided"
+    if n.size == 1:
+        return _solve_theta_one(n, psi, target, alpha, tail, two_sided, method, float(start[0]))
     theta = np.full(n.size, np.nan)
     p_top = np.zeros(n.size)
-    positive = np.flatnonzero(psi > 0)
-    if positive.size == 0:
-        return theta, p_top
-    tail = _tail_alpha(alpha, alternative)
-    lo, hi = chernoff_windows(n[positive], psi[positive])
+    lo, hi = chernoff_windows(n, psi)
     # Below the first count at which the test can reject, the power is 0 whatever theta.
     lo = np.maximum(lo, first_rejecting(tail, method))
-    some = lo <= hi
-    positive, lo, hi = positive[some], lo[some], hi[some]
-    n_p, psi_p = n[positive], psi[positive]
-    begin = PathStart.of(n_p, psi_p, lo, hi, tail, method)
+    positive = np.flatnonzero((psi > 0.0) & (lo <= hi))
+    n_p, psi_p, lo, hi = n[positive], psi[positive], lo[positive], hi[positive]
     width = path_width((hi - lo + 1.0).astype(np.intp))
     order = np.argsort(width, kind="stable")
     bounds = np.flatnonzero(np.diff(width[order], prepend=-1, append=-1))
@@ -315,90 +320,194 @@ def _solve_theta_fast(
         step = max(1, _FAST_POINTS // row_width)
         for part in range(first, last, step):
             group = order[part : min(part + step, last)]
-            path = power_path(n_p[group], psi_p[group], begin.take(group), row_width, tail,
+            path = power_path(n_p[group], psi_p[group], lo[group], hi[group], row_width, tail,
                               method)
             idx = positive[group]
-            theta[idx], p_top[idx] = _solve_fast_group(
-                path, target, alpha, alternative == "two-sided", start[idx]
-            )
+            theta[idx] = _solve_fast_group(path, target, alpha, two_sided, method, start[idx])
+            p_top[idx] = path.top
     return theta, p_top
+
+
+def _solve_theta_one(
+    n: FloatArray, psi: FloatArray, target: float, alpha: float, tail: float, two_sided: bool,
+    method: str, start: float,
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`_solve_theta_fast` of one element: its window in Python floats
+    (:func:`chernoff_window`, the same as :func:`chernoff_windows` gives it), its row a group
+    of its own, searched by :func:`_solve_one`."""
+    theta, p_top = math.nan, 0.0
+    psi_1 = float(psi[0])
+    if psi_1 > 0.0:
+        lo, hi = chernoff_window(float(n[0]), psi_1)
+        lo = max(lo, first_rejecting(tail, method))
+        if lo <= hi:
+            width = -(-int(hi - lo + 1.0) // WIDTH_STEP) * WIDTH_STEP  # path_width
+            path = power_path(n, psi, np.array([lo]), np.array([hi]), width, tail, method)
+            theta = _solve_one(path, target, alpha, two_sided, method, start)
+            p_top = float(path.top[0])
+    return np.array([theta]), np.array([p_top])
 
 
 def _power_and_slopes(
     path: PowerPath, theta: FloatArray, two_sided: bool
 ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """The exact power at theta per element of ``path`` and its first two derivatives."""
-    theta_c = 1.0 - theta
-    value, slope, curve = tail_sums(path, theta, theta_c)
-    if two_sided:
-        low, low_slope, low_curve = tail_sums(path, theta_c, theta)
-        value, slope, curve = value + low, slope - low_slope, curve + low_curve
-    return value, slope, curve
+    return power_sums(path, theta, two_sided)
+
+
+def _size_may_reach(target: float, alpha: float, method: str) -> bool:
+    """Whether the test's size (its power at theta = 1/2) could meet the target: the exact
+    test's is at most alpha, as every conditional test's is (the sums are right to 1e-12);
+    the mid-p and asymptotic tests' may exceed it."""
+    if method == "exact":
+        return target <= alpha + 1e-9
+    return target <= max(0.5, 2.0 * alpha)
 
 
 def _solve_fast_group(
-    path: PowerPath, target: float, alpha: float, two_sided: bool, start: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    """:func:`_solve_theta_fast` for the elements of ``path``."""
+    path: PowerPath, target: float, alpha: float, two_sided: bool, method: str,
+    start: FloatArray,
+) -> FloatArray:
+    """:func:`_solve_theta_fast` for the elements of ``path`` (NaN where the power at
+    theta = 1 is below the target)."""
     p_top: FloatArray = path.top
     shape = p_top.shape
     z_target = float(special.ndtri(target))
     result: FloatArray = np.full(shape, np.nan)
     active = p_top >= target
-    if target <= max(0.5, 2.0 * alpha) and active.any():
-        # the test's size itself could meet a low target
+    if _size_may_reach(target, alpha, method) and active.any():
         size = _power_and_slopes(path, np.full(shape, 0.5), two_sided)[0]
-        at_null = active & (special.ndtri(np.clip(size, 1e-300, _LARGEST_BELOW_ONE))
-                            >= z_target)
+        at_null = active & (special.ndtri(np.minimum(np.maximum(size, 1e-300),
+                                                     _LARGEST_BELOW_ONE)) >= z_target)
         result[at_null] = 0.5
         active &= ~at_null
     idx = np.flatnonzero(active)
     if idx.size == 0:
-        return result, p_top
+        return result
     path = path_take(path, active)
-    x = np.where((start[idx] > 0.5) & (start[idx] < 1.0), start[idx], 0.75)
+    x = start[idx]
+    x = np.where((x > 0.5) & (x < 1.0), x, 0.75)
     lo = np.full(idx.size, 0.5)
     hi = np.ones(idx.size)
     previous = np.full(idx.size, np.inf)
     # Rows of ``path`` still searched; the rows are dropped once fewer than half run.
     running = np.ones(idx.size, dtype=bool)
-    for _ in range(_FAST_STEPS):
-        value, slope, curve = _power_and_slopes(path, x, two_sided)
-        z = special.ndtri(np.clip(value, 1e-300, _LARGEST_BELOW_ONE))
-        f = z - z_target
-        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        for _ in range(_FAST_STEPS):
+            value, slope, curve = _power_and_slopes(path, x, two_sided)
+            # Halley's step on f = probit(power) - probit(target), as in _solve_one
+            z = special.ndtri(np.minimum(np.maximum(value, 1e-300), _LARGEST_BELOW_ONE))
+            f = z - z_target
             scale = _SQRT_2PI * np.exp(0.5 * z * z)
             f1 = slope * scale
             f2 = curve * scale + z * f1 * f1
             denominator = 2.0 * f1 * f1 - f * f2
             halley = -2.0 * f * f1 / denominator
             step = np.where(np.isfinite(halley) & (denominator > 0), halley, -f / f1)
-        lo = np.where(f < 0, x, lo)
-        hi = np.where(f >= 0, x, hi)
-        x_next = x + step
-        inside = np.isfinite(x_next) & (x_next >= lo) & (x_next <= hi)
-        size = np.abs(step)
-        tol = _FAST_RTOL * (np.where(inside, x_next, x) - 0.5)
-        # Cubic convergence: a step below a tenth of the one before leaves an error of about
-        # size**4 / previous**3.
-        converged = ((previous <= _FAST_NEAR * (x - 0.5)) & (size <= 0.1 * previous)
-                     & (size**4 <= tol * previous**3))
-        done = running & (
-            (f == 0) | (inside & ((size <= 1e-3 * tol) | converged)) | (hi - lo <= tol)
-        )
-        finish = np.where(f == 0, x, np.where(inside, x_next, 0.5 * (lo + hi)))
-        result[idx[done]] = finish[done]
-        running &= ~done
-        if not running.any():
-            break
-        previous = np.where(inside, size, np.inf)
-        x = np.where(inside, x_next, 0.5 * (lo + hi))
-        if 2 * int(running.sum()) < running.size:
-            path = path_take(path, running)
-            x, lo, hi, previous = x[running], lo[running], hi[running], previous[running]
-            idx = idx[running]
-            running = np.ones(idx.size, dtype=bool)
-    return result, p_top
+            lo = np.where(f < 0, x, lo)
+            hi = np.where(f >= 0, x, hi)
+            x_next = x + step
+            inside = (x_next >= lo) & (x_next <= hi)
+            size = np.abs(step)
+            following = np.where(inside, x_next, 0.5 * (lo + hi))
+            tol = _FAST_RTOL * (np.where(inside, x_next, x) - 0.5)
+            # Cubic convergence: a step below a tenth of the one before leaves an error of
+            # about size**4 / previous**3.
+            square = size * size
+            converged = ((previous <= _FAST_NEAR * (x - 0.5)) & (size <= 0.1 * previous)
+                         & (square * square <= tol * (previous * previous * previous)))
+            done = running & (
+                (f == 0) | (inside & ((size <= 1e-3 * tol) | converged)) | (hi - lo <= tol)
+            )
+            if done.any():
+                result[idx[done]] = np.where(f == 0, x, following)[done]
+                running &= ~done
+                if not running.any():
+                    break
+            previous = np.where(inside, size, np.inf)
+            x = following
+            if 2 * int(running.sum()) < running.size:
+                path = path_take(path, running)
+                x, lo, hi, previous = x[running], lo[running], hi[running], previous[running]
+                idx = idx[running]
+                running = np.ones(idx.size, dtype=bool)
+    return result
+
+
+def _clip_power(value: float) -> float:
+    """``np.minimum(np.maximum(value, 1e-300), _LARGEST_BELOW_ONE)`` of one number (NaN
+    stays NaN)."""
+    if math.isnan(value):
+        return value
+    return min(max(value, 1e-300), _LARGEST_BELOW_ONE)
+
+
+def _solve_one(
+    path: PowerPath, target: float, alpha: float, two_sided: bool, method: str, start: float
+) -> float:
+    """:func:`_solve_fast_group` for a path of one element, with its bookkeeping in Python
+    floats: a step of the array search makes some seventy numpy calls, about 1 us each on one
+    element, where this one makes two besides the sums (:func:`power_sums_one`). The
+    arithmetic is the same IEEE operations in the same order, and the exponential and the
+    probit are numpy's and scipy's (not :mod:`math`'s, whose last bits may differ), so the
+    result has the same bits as the element's in a batch (the tests check it)."""
+    if not path.top[0] >= target:
+        return math.nan
+    z_target = float(special.ndtri(target))
+    if _size_may_reach(target, alpha, method):
+        size = power_sums_one(path, 0.5, two_sided)[0]
+        if float(special.ndtri(_clip_power(size))) >= z_target:
+            return 0.5
+    x = start if 0.5 < start < 1.0 else 0.75
+    lo, hi, previous = 0.5, 1.0, math.inf
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        for _ in range(_FAST_STEPS):
+            value, slope, curve = power_sums_one(path, x, two_sided)
+            z = float(special.ndtri(_clip_power(value)))
+            f = z - z_target
+            scale = _SQRT_2PI * float(np.exp(0.5 * z * z))
+            f1 = slope * scale
+            f2 = curve * scale + z * f1 * f1
+            denominator = 2.0 * f1 * f1 - f * f2
+            halley = _divide_one(-2.0 * f * f1, denominator)
+            step = halley if math.isfinite(halley) and denominator > 0 else _divide_one(-f, f1)
+            if f < 0:
+                lo = x
+            if f >= 0:
+                hi = x
+            x_next = x + step
+            inside = x_next >= lo and x_next <= hi
+            size = abs(step)
+            following = x_next if inside else 0.5 * (lo + hi)
+            tol = _FAST_RTOL * ((x_next if inside else x) - 0.5)
+            square = size * size
+            converged = (previous <= _FAST_NEAR * (x - 0.5) and size <= 0.1 * previous
+                         and square * square <= tol * (previous * previous * previous))
+            if f == 0 or (inside and (size <= 1e-3 * tol or converged)) or hi - lo <= tol:
+                return x if f == 0 else following
+            previous = size if inside else math.inf
+            x = following
+    return math.nan
+
+
+def _connor_start(
+    n: FloatArray, psi: FloatArray, target: float, z_a: float
+) -> tuple[FloatArray, FloatArray]:
+    """Connor's detectable difference per element, and the search's start from it: theta =
+    1/2 + d/(2 psi), with d = 1/2 where Connor's form has no root (the search starts at 3/4
+    from outside (1/2, 1)) and 3/4 where psi = 0 (not searched). One element in Python floats
+    (:func:`_connor_mde_one`: the same operations, the same bits)."""
+    if n.size == 1:
+        n_1, psi_1 = float(n[0]), float(psi[0])
+        d_1 = _connor_mde_one(n_1, psi_1, target, z_a)
+        guess = (0.5 if math.isnan(d_1) else d_1) / (2 * psi_1) if psi_1 > 0 else 0.25
+        return np.array([d_1]), np.array([0.5 + guess])
+    d_connor = _connor_mde(n, psi, target, z_a)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        finite = d_connor if np.isfinite(d_connor).all() else np.nan_to_num(d_connor, nan=0.5)
+        guess_all = finite / (2 * psi)
+    start: FloatArray = 0.5 + np.where(psi > 0, guess_all, 0.25)
+    return d_connor, start
 
 
 def minimum_detectable_effect(
@@ -474,12 +583,12 @@ def minimum_detectable_effect(
     target = _check_open_unit(power, "power")
     n_arr = _check_n(n)
     psi_arr = _check_probabilities(discordance, "discordance")
-    n_b, psi_b = np.broadcast_arrays(n_arr, psi_arr)
+    n_b, psi_b = ((n_arr, psi_arr) if n_arr.shape == psi_arr.shape
+                  else np.broadcast_arrays(n_arr, psi_arr))
     shape = n_b.shape
     n_f = np.ascontiguousarray(n_b, dtype=np.float64).ravel()
     psi_f = np.ascontiguousarray(psi_b, dtype=np.float64).ravel()
-    z_a = _z_alpha(alpha, alternative)
-    d_connor = _connor_mde(n_f, psi_f, target, z_a)
+    d_connor, start = _connor_start(n_f, psi_f, target, _z_alpha(alpha, alternative))
     notes: list[str] = []
     if method == "connor":
         d = d_connor.copy()
@@ -489,10 +598,6 @@ def minimum_detectable_effect(
                 "one system) would not reach the target power"
             )
     else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            finite = d_connor if np.isfinite(d_connor).all() else np.nan_to_num(d_connor, nan=0.5)
-            guess = finite / (2 * psi_f)
-        start = 0.5 + np.where(psi_f > 0, guess, 0.25)
         theta, p_top = _solve_theta_fast(n_f, psi_f, target, alpha, alternative, method,
                                          start)
         d = psi_f * (2.0 * theta - 1.0)

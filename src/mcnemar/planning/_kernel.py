@@ -386,9 +386,23 @@ _region_lock = threading.Lock()
 
 def _region_blocks(tail_alpha: float, method: str, first: int, last: int) -> FloatArray:
     """j(m) for m = first .. last + _REGION_BLOCK - 1 (first and last block starts)."""
+    if first == last:
+        # one block kept: itself (read-only), without the copy a concatenation makes
+        key = (tail_alpha, method, first)
+        with _region_lock:
+            kept_block = _region_cache.get(key)
+            if kept_block is not None:
+                _region_cache.move_to_end(key)
+                return kept_block
     starts = range(first, last + 1, _REGION_BLOCK)
     with _region_lock:
         kept = {s: _region_cache.get((tail_alpha, method, s)) for s in starts}
+        if all(block is not None for block in kept.values()):
+            # all kept (the rule for a search): one pass under the lock
+            for s in starts:
+                _region_cache.move_to_end((tail_alpha, method, s))
+            out_kept: FloatArray = np.concatenate([kept[s] for s in starts])
+            return out_kept
     blocks: dict[int, FloatArray] = {s: block for s, block in kept.items() if block is not None}
     missing = [s for s in starts if s not in blocks]
     if missing:
@@ -420,6 +434,27 @@ def _regions(m: FloatArray, tail_alpha: float, method: str) -> FloatArray:
         return table
     values, inverse = np.unique(m, return_inverse=True)
     out: FloatArray = _critical_lower(values, tail_alpha, method)[inverse.ravel()]
+    return out
+
+
+def _region_rows(m: FloatArray, lo: FloatArray, tail_alpha: float, method: str) -> FloatArray:
+    """:func:`_regions` of rows of consecutive counts, m[i] = lo[i], lo[i] + 1, ... (2-D), whose
+    range follows from ``lo`` and the row length alone (not to be written to: one row is a
+    view of the kept blocks)."""
+    if m.size == 0:
+        return np.zeros(m.shape)
+    low, high = (float(lo[0]),) * 2 if lo.size == 1 else (float(lo.min()), float(lo.max()))
+    top = high + (m.shape[1] - 1)
+    if top >= _REGION_CACHED_BELOW:
+        return _regions(m.ravel(), tail_alpha, method).reshape(m.shape)
+    first = int(low) // _REGION_BLOCK * _REGION_BLOCK
+    last = int(top) // _REGION_BLOCK * _REGION_BLOCK
+    table = _region_blocks(tail_alpha, method, first, last)
+    if lo.size == 1:
+        # one row: a run of the table (read-only, as the table is)
+        begin = int(low) - first
+        return table[begin : begin + m.shape[1]][None, :]
+    out: FloatArray = table[m.astype(np.intp) - first]
     return out
 
 
@@ -536,6 +571,17 @@ def _connor_mde(n: FloatArray, psi: FloatArray, target: float, z_a: float) -> Fl
     ok = (disc >= 0) & (psi > 0) & (d <= psi) & (d >= 0)
     out: FloatArray = np.where(ok, d, np.nan)
     return out
+
+
+def _connor_mde_one(n: float, psi: float, target: float, z_a: float) -> float:
+    """:func:`_connor_mde` of one element, in Python floats: the same IEEE operations in the
+    same order (square roots are correctly rounded in both), so the same bits."""
+    zb = float(special.ndtri(target))
+    disc = n + zb * zb - z_a * z_a
+    if disc < 0 or not psi > 0:
+        return math.nan
+    d = math.sqrt(psi) * (z_a * math.sqrt(n) + zb * math.sqrt(disc)) / (n + zb * zb)
+    return d if d <= psi and d >= 0 else math.nan
 
 
 # --------------------------------------------------------------------------------------------

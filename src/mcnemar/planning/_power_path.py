@@ -19,18 +19,26 @@ power, its slope and its curvature costs one exponential and a few multiply-adds
 one incomplete beta function per block (:math:`S_a`). The point probabilities are
 :math:`\log f_i = \log\binom{N_i}{x_i} + x_i \log\theta + y_i \log(1 - \theta)` with
 :math:`(x_i, y_i) = (k_i - 1, m_i - k_i)`, :math:`N_i = x_i + y_i`, the log binomial coefficient
-from the block's first point (Loader's form) plus the logs of the ratios of consecutive ones
-summed along the block.
+from the block's first point (a product of ratios or Loader's form) plus the logs of the
+ratios of consecutive ones summed along the block.
 
 Each element (n, psi) is one row of points, m from the first count at which the test can
 reject, or the window's start if later, to the window's end. The windows of m are cut by
 Chernoff's bound at :data:`WINDOW_TAIL` per side (about 7 standard deviations; Bernstein's
 bound, which the exact power of :mod:`._kernel` uses at 5e-16, keeps a fifth more), and the
-weights follow from the mode's by the ratios :math:`w_{m+1}/w_m = (n - m)\psi/((m + 1)
-(1 - \psi))`, summed along the row in logs. The sums are accurate to about 1e-12 absolute;
-the tests compare them with :func:`mcnemar.planning._kernel._exact_power`. Rows are padded
-to a length that depends on their own window only (:func:`path_width`) and every sum runs
-along one row, so an element's values do not depend on the other elements of the call.
+weights follow from the first point's by the ratios :math:`w_{m+1}/w_m = (n - m)\psi/((m + 1)
+(1 - \psi))`, summed along the row in logs, scaled to the row's mass
+:math:`P(M \ge m_{\text{first}})` (an incomplete beta function). The sums are accurate to
+about 1e-12 absolute; the tests compare them with
+:func:`mcnemar.planning._kernel._exact_power`. Rows are padded to a length that depends on
+their own window only (:func:`path_width`) and every sum runs along one row, so an element's
+values do not depend on the other elements of the call.
+
+A search for one element spends most of its time in the overhead of numpy calls on tiny
+arrays (about 1 us each), so :func:`chernoff_window` and :func:`power_sums_one` do the
+arithmetic of one element in Python floats: the same IEEE operations in the same order, with
+numpy's logarithms and exponentials (:mod:`math`'s may differ in the last bit), hence the same
+bits as the element gets in a batch.
 """
 
 from __future__ import annotations
@@ -43,7 +51,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from mcnemar.planning._kernel import _binom_sf, _log_pmf, _pmf_base, _regions
+from mcnemar._binomial import _stirlerr
+from mcnemar.planning._kernel import _region_rows, _regions
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -51,9 +60,9 @@ IntArray = npt.NDArray[np.intp]
 #: Probability of Bin(n, psi) left outside a window, on each side (Chernoff's bound).
 WINDOW_TAIL = 1e-12
 _WINDOW_LOG = math.log(1.0 / WINDOW_TAIL)
-#: Newton steps on Chernoff's exponent, from Bernstein's window inwards (every iterate is a
-#: valid window: the exponent is convex, so the steps approach its root from outside).
-_CHERNOFF_STEPS = 6
+_LARGEST = float(np.finfo(np.float64).max)
+# The two ends of a window, as the rows of one array (see chernoff_windows).
+_SIDES = np.array([[1.0], [-1.0]])
 #: Longest block: the log ratios summed along it keep their rounding below ~1e-12 relative.
 _BLOCK = 1024
 #: Rows (one per element) are padded to a multiple of this many points.
@@ -63,52 +72,121 @@ WIDTH_STEP = 16
 def chernoff_windows(n: FloatArray, psi: FloatArray) -> tuple[FloatArray, FloatArray]:
     """[lo, hi] of M ~ Bin(n, psi) outside which each tail holds at most :data:`WINDOW_TAIL`.
 
-    Chernoff: P(M >= n q) <= exp(-n KL(q || psi)) for q > psi, and P(M <= n q) likewise for
-    q < psi; q solves n KL(q || psi) = log(1/WINDOW_TAIL) by Newton steps from Bernstein's
-    (weaker) bound, which start outside the root and stay there.
+    Chernoff: P(M >= u) <= exp(-g(u)) for u > n psi, and P(M <= u) likewise for u < n psi, with
+    g(u) = n KL(u/n || psi); u solves g(u) = log(1/WINDOW_TAIL). One Newton step on g from
+    Bernstein's (weaker) bound: g is convex, so the step from any point beside the root lands
+    on the outer side of it (a valid window), and from Bernstein's it keeps at most a few
+    points more than the root (a fraction of a per cent of a batch's points).
     """
     big_l = _WINDOW_LOG
-    var = n * psi * (1.0 - psi)
-    t = big_l / 3.0 + np.sqrt(big_l**2 / 9.0 + 2.0 * big_l * var)
     with np.errstate(divide="ignore", invalid="ignore"):
-        q_hi = np.clip((n * psi + t) / n, psi, 1.0)
-        q_lo = np.clip((n * psi - t) / n, 0.0, psi)
-        # both ends' steps in one call per step (every operation is elementwise)
-        q_both = np.stack([q_hi, q_lo])
-        for _ in range(_CHERNOFF_STEPS):
-            q_both = _chernoff_step(q_both, n, psi, big_l)
-        q_hi, q_lo = q_both[0], q_both[1]
-    lo = np.clip(np.floor(n * q_lo), 0.0, n)
-    hi = np.clip(np.ceil(n * q_hi), 0.0, n)
-    lo = np.where(np.isfinite(lo), lo, 0.0)
-    hi = np.where(np.isfinite(hi), hi, n)
-    # psi = 1: M = n
-    lo = np.where(psi >= 1.0, n, lo)
-    return lo, np.maximum(hi, lo)
+        mean = n * psi
+        rest_mean = n - mean
+        t = big_l / 3.0 + np.sqrt(big_l**2 / 9.0 + 2.0 * big_l * (mean * (1.0 - psi)))
+        # both ends in one array (rows: upper, lower), in counts
+        u = mean + t * _SIDES
+        rest = n - u
+        up = np.log(u / mean)
+        down = np.log(rest / rest_mean)
+        # Where Bernstein's bound passes an end (u < 0 or u > n: NaN here) the end itself
+        # (the step cannot pass it: fmin and fmax take the number over the NaN).
+        newton = u - (u * up + rest * down - big_l) / (up - down)
+    hi = np.ceil(np.fmin(newton[0], n))
+    lo = np.floor(np.fmax(newton[1], 0.0))
+    # psi = 1: M = n (the lower step is not defined there)
+    return np.where(psi >= 1.0, n, lo), hi
 
 
-def _chernoff_step(q: FloatArray, n: FloatArray, psi: FloatArray, big_l: float) -> FloatArray:
-    """One Newton step on n KL(q || psi) - big_l, kept where the step is not defined."""
-    rest_q, rest_psi = 1.0 - q, 1.0 - psi
-    kl = special.xlogy(q, q / psi) + special.xlogy(rest_q, rest_q / rest_psi)
-    slope = np.log(q / rest_q) - np.log(psi / rest_psi)
-    step = (n * kl - big_l) / (n * slope)
-    inside = (q > 0.0) & (q < 1.0) & np.isfinite(step) & (n * kl > big_l)
-    out: FloatArray = np.where(inside, q - step, q)
+def _log_one(value: float) -> float:
+    """``np.log`` of one number without its warnings: NaN below 0, -inf at 0."""
+    if value > 0.0:
+        return float(np.log(value))
+    return -math.inf if value == 0.0 else math.nan
+
+
+def _divide_one(a: float, b: float) -> float:
+    """a / b as numpy divides doubles: +-inf or NaN (0/0, NaN/0) where b is 0."""
+    if b == 0.0:
+        if a == 0.0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    return a / b
+
+
+def chernoff_window(n: float, psi: float) -> tuple[float, float]:
+    """:func:`chernoff_windows` of one element (0 < psi <= 1), in Python floats: the same IEEE
+    operations in the same order and numpy's logarithm, so the same window."""
+    if psi >= 1.0:
+        # M = n (the upper bound passes n, so its step is NaN: the end)
+        return n, n
+    big_l = _WINDOW_LOG
+    mean = n * psi
+    rest_mean = n - mean
+    t = big_l / 3.0 + math.sqrt(big_l**2 / 9.0 + 2.0 * big_l * (mean * (1.0 - psi)))
+    ends = []
+    for u in (mean + t, mean - t):
+        rest = n - u
+        up = _log_one(_divide_one(u, mean))
+        down = _log_one(_divide_one(rest, rest_mean))
+        ends.append(u - _divide_one(u * up + rest * down - big_l, up - down))
+    hi = n if math.isnan(ends[0]) else min(ends[0], n)
+    lo = 0.0 if math.isnan(ends[1]) else max(ends[1], 0.0)
+    return float(np.floor(lo)), float(np.ceil(hi))
+
+
+# log C(N, x) with min(x, N - x) at most this is a product of as many ratios (see _log_choose).
+_FEW = 15
+_FEW_FACTORS = np.arange(1.0, _FEW + 1.0)
+
+
+def _log_choose_few(small: FloatArray, big_n: FloatArray) -> FloatArray:
+    """log C(N, s) for 0 < s <= _FEW: the log of prod_{i <= s} (N - s + i)/i, a product of at
+    most 15 factors below N (its rounding is below 4e-15 relative; no overflow below 2^53)."""
+    factors = np.where(_FEW_FACTORS <= small[:, None],
+                       ((big_n - small)[:, None] + _FEW_FACTORS) / _FEW_FACTORS, 1.0)
+    out: FloatArray = np.log(factors.prod(axis=1))
+    return out
+
+
+def _log_choose_loader(x: FloatArray, big_n: FloatArray) -> FloatArray:
+    """log C(N, x) for 0 < x < N from Loader's saddle-point form at p = x/N, where its
+    deviance terms vanish: log C = log P(Bin(N, x/N) = x) - x log(x/N) - (N - x) log(1 - x/N)
+    (min(x, N - x) > _FEW: no Stirling error of a small count). With s the smaller of x and
+    N - x, the larger side's term is (N - s) log1p(-s/N): log(1 - s/N) of the rounded ratio
+    would lose digits to cancellation where s is much smaller than N."""
+    y = big_n - x
+    # the three Stirling errors in one call (it is elementwise)
+    errors = _stirlerr(np.concatenate((big_n, x, y))).reshape(3, x.size)
+    small = np.minimum(x, y)
+    share = small / big_n
+    out: FloatArray = (errors[0] - errors[1] - errors[2]
+                       - 0.5 * np.log(2.0 * math.pi * x * y / big_n)
+                       - small * np.log(share) - (big_n - small) * np.log1p(-share))
     return out
 
 
 def _log_choose(x: FloatArray, big_n: FloatArray) -> FloatArray:
-    """log C(N, x) for whole 0 <= x <= N (-inf outside), from Loader's saddle-point form at
-    p = x/N, where its deviance terms vanish: log C = log P(Bin(N, x/N) = x) - x log(x/N)
-    - (N - x) log(1 - x/N)."""
-    base = _pmf_base(x, big_n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        inner = (base.stirling - base.half_log - special.xlogy(base.xi, base.xi / base.ni)
-                 - special.xlogy(base.ni - base.xi, (base.ni - base.xi) / base.ni))
-    out = np.where(base.inside, inner, 0.0)
-    result: FloatArray = np.where((x < 0.0) | (x > big_n), -np.inf, out)
-    return result
+    """log C(N, x) for whole x, N (-inf outside 0..N; 0 at x = 0 and x = N): a product of
+    ratios where x or N - x is small (:func:`_log_choose_few`), else Loader's form
+    (:func:`_log_choose_loader`); which one depends on (x, N) alone."""
+    if x.size == 1:
+        # one point (an anchor of a one-element search): the same routes, chosen in floats
+        x_1, n_1 = float(x[0]), float(big_n[0])
+        if not 0.0 < x_1 < n_1:
+            return np.array([-math.inf if x_1 < 0.0 or x_1 > n_1 else 0.0])
+        if min(x_1, n_1 - x_1) <= _FEW:
+            return _log_choose_few(np.minimum(x, big_n - x), big_n)
+        return _log_choose_loader(x, big_n)
+    out: FloatArray = np.where((x < 0.0) | (x > big_n), -np.inf, 0.0)
+    small = np.minimum(x, big_n - x)
+    inside = (x > 0.0) & (x < big_n)
+    few = inside & (small <= _FEW)
+    many = inside & ~few
+    if few.any():
+        out[few] = _log_choose_few(small[few], big_n[few])
+    if many.any():
+        out[many] = _log_choose_loader(x[many], big_n[many])
+    return out
 
 
 def path_width(count: IntArray) -> IntArray:
@@ -126,8 +204,10 @@ class PowerPath(NamedTuple):
     Per point: (x, y) = (k - 1, m - k), the point of its probability P(Bin(x + y, p) = x),
     whose log is ``log_choose + x log p + y log q``, and the weights of the sums
     (``weights``: kept, raised, slope, slope times x, slope times y; 0 on the points past the
-    window that fill the row). Per block (``anchor_row``: its element): the anchor's
-    threshold, count and the weight of its block.
+    window that fill the row). Per block (``anchor_row``: its element): the parameters of the
+    incomplete beta function of its anchor's tail, I_p(a, b) where ``anchor_inside``, else the
+    tail is ``anchor_fixed`` (True, 1, below the first count; False, 0, beyond the last), and
+    the weight of its block. ``single``: every row is one block (anchor_row = 0, 1, ...).
     """
 
     log_choose: FloatArray
@@ -135,9 +215,12 @@ class PowerPath(NamedTuple):
     y: FloatArray
     weights: FloatArray
     anchor_row: IntArray
-    anchor_k: FloatArray
-    anchor_m: FloatArray
+    anchor_a: FloatArray
+    anchor_b: FloatArray
+    anchor_inside: npt.NDArray[np.bool_]
+    anchor_fixed: npt.NDArray[np.bool_]
     anchor_weight: FloatArray
+    single: bool
     top: FloatArray
 
 
@@ -155,80 +238,82 @@ def first_rejecting(tail_alpha: float, method: str) -> float:
     return 0.0
 
 
-class PathStart(NamedTuple):
-    """What :func:`power_path` needs of each element besides (n, psi): its window [lo, hi]
-    (of :func:`chernoff_windows`, raised to :func:`first_rejecting` at most), the log
-    probability of the mode m* = floor((n + 1) psi) clipped to it, and log C(N, x) at the
-    first point of the window; computed for all elements at once."""
+@functools.lru_cache(maxsize=64)
+def _columns(width: int) -> FloatArray:
+    """0, 1, ..., width - 1 as one row (read-only: shared by every call of that width)."""
+    col = np.arange(width, dtype=np.float64)[None, :]
+    col.setflags(write=False)
+    return col
 
-    lo: FloatArray
-    hi: FloatArray
-    log_mode: FloatArray
-    log_choose: FloatArray
 
-    @classmethod
-    def of(cls, n: FloatArray, psi: FloatArray, lo: FloatArray, hi: FloatArray,
-           tail_alpha: float, method: str) -> PathStart:
-        mode = np.clip(np.floor((n + 1.0) * psi), lo, hi)
-        k = lo - _regions(lo, tail_alpha, method)
-        return cls(lo, hi, _log_pmf(mode, n, psi, 1.0 - psi), _log_choose(k - 1.0, lo - 1.0))
-
-    def take(self, idx: IntArray) -> PathStart:
-        return PathStart(*(part[idx] for part in self))
+def _blocks(x: FloatArray, proper: npt.NDArray[np.bool_], width: int
+            ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    """Where the threshold k = x + 1 is kept from the point before (``kept``; the first point
+    counts as kept), and where a block starts (``new``): the first point, a step of the
+    threshold other than 0 or 1, a point outside 0..N and the point after one, and every
+    _BLOCK points."""
+    rows = x.shape[0]
+    kept = np.empty((rows, width), dtype=bool)
+    new = np.empty((rows, width), dtype=bool)
+    kept[:, 0] = True
+    new[:, 0] = True
+    step_k = x[:, 1:] - x[:, :-1]
+    np.equal(step_k, 0.0, out=kept[:, 1:])
+    regular = (kept[:, 1:] | (step_k == 1.0)) & proper[:, 1:] & proper[:, :-1]
+    np.logical_not(regular, out=new[:, 1:])
+    if width > _BLOCK:
+        col = _columns(width)
+        last = np.maximum.accumulate(np.where(new, col, 0.0), axis=1)
+        new |= (col - last) % _BLOCK == 0.0
+    return kept, new
 
 
 def power_path(
-    n: FloatArray, psi: FloatArray, start: PathStart, width: int, tail_alpha: float,
-    method: str,
+    n: FloatArray, psi: FloatArray, lo: FloatArray, hi: FloatArray, width: int,
+    tail_alpha: float, method: str,
 ) -> PowerPath:
     """The :class:`PowerPath` of the elements (n[i], psi[i]) (0 < psi <= 1) over the windows
-    of ``start``, in rows of ``width`` points, for a test's region at ``tail_alpha``."""
-    lo, hi, log_mode = start.lo, start.hi, start.log_mode
+    [lo, hi] (of :func:`chernoff_windows`, lo raised to :func:`first_rejecting` at least, so
+    lo >= 1), in rows of ``width`` points, for a test's region at ``tail_alpha``."""
     rows = n.size
-    col = np.arange(width, dtype=np.float64)[None, :]
-    m = lo[:, None] + col
-    real = m <= hi[:, None]
-    j = _regions(m.ravel(), tail_alpha, method).reshape(rows, width)
-    k = m - j
-    # The point of each step, (x, N) = (k - 1, m - 1), y = N - x. Points outside 0..N have
-    # probability 0 and start a block (so does the point after one), as do irregular steps
-    # and every _BLOCK points.
-    x = k - 1.0
+    m = lo[:, None] + _columns(width)
+    j = _region_rows(m, lo, tail_alpha, method)
+    # The point of each step, (x, N) = (k - 1, m - 1) with k = m - j: y = N - x = j (x steps
+    # with k).
     big_n = m - 1.0
-    y = big_n - x
+    x = big_n - j
+    y = j
     proper = (x >= 0.0) & (y >= 0.0)
-    step_k = np.diff(k, axis=1, prepend=k[:, :1])
-    kept = step_k == 0.0
-    new = (~kept & (step_k != 1.0)) | ~proper
-    new[:, 0] = True
-    new[:, 1:] |= ~proper[:, :-1]
-    if width > _BLOCK:
-        last = np.maximum.accumulate(np.where(new, col, 0.0), axis=1)
-        new |= (col - last) % _BLOCK == 0.0
-    single = bool(new.sum() == rows)
-    # Binomial weights from the mode's by the ratios of consecutive ones, and the log ratios
-    # of binomial coefficients along a block: C(N, x)/C(N - 1, x) = N/(N - x) = N/y (kept),
-    # C(N, x)/C(N - 1, x - 1) = N/x (raised); both summed along the rows.
-    n_c = n[:, None]
+    kept, new = _blocks(x, proper, width)
+    single = not new[:, 1:].any()
     with np.errstate(divide="ignore", invalid="ignore"):
-        odds = (np.log(psi) - np.log1p(-psi))[:, None]
-        ratio = np.log(np.maximum(n_c - m, 0.0) / (m + 1.0))
+        # Binomial weights relative to the first point's, by the ratios of consecutive ones
+        # summed in logs along the row (at most e^50 or so: the window holds all but 1e-12
+        # of each tail), then scaled to the row's mass; and the log ratios of binomial
+        # coefficients along a block:
+        # C(N, x)/C(N - 1, x) = N/(N - x) = N/y (kept), C(N, x)/C(N - 1, x - 1) = N/x (raised).
+        # (past n, on the points that only fill the row, the logs are NaN: weight 0)
+        odds = np.log(psi) - np.log1p(-psi)
+        ratio = np.log((n[:, None] - m) / (m + 1.0))
         coef = np.log(big_n / np.where(kept, y, x))
+        before = np.empty((rows, width))
+        before[:, 0] = 0.0
+        np.add(ratio[:, :-1], odds[:, None], out=before[:, 1:])
+        before.cumsum(axis=1, out=before)
+        u = np.where(m <= hi[:, None], np.exp(before), 0.0)
     coef[new] = 0.0
-    np.cumsum(coef, axis=1, out=coef)
-    # the log ratios of the steps before each point, summed
-    before = np.zeros((rows, width))
-    with np.errstate(invalid="ignore"):
-        np.add(ratio[:, :-1], odds, out=before[:, 1:])
-    np.cumsum(before, axis=1, out=before)
-    # log w = log w_mode + (ratios of the steps before the point) - (those before the mode)
-    mode_col = (np.clip(np.floor((n + 1.0) * psi), lo, hi) - lo).astype(np.intp)
-    at_mode = before[np.arange(rows), mode_col]
-    with np.errstate(invalid="ignore"):
-        w = np.where(real, np.exp(log_mode[:, None] + (before - at_mode[:, None])), 0.0)
-    w_sum = np.cumsum(w, axis=1)
+    coef.cumsum(axis=1, out=coef)
+    # The row's mass, P(M >= lo) = I_psi(lo, n - lo + 1) (lo may have been raised above the
+    # window's start; lo >= 1, as no test rejects without discordant items; the tail past hi
+    # is the window's own 1e-12).
+    u_sum = u.cumsum(axis=1)
+    scale = (special.betainc(lo, n - lo + 1.0, psi) / u_sum[:, -1])[:, None]
+    w = u * scale
+    w_sum = u_sum * scale
     if single:
-        log_choose = start.log_choose[:, None] + coef
+        anchor_row = np.arange(rows)
+        anchor_x, anchor_j, anchor_inside = x[:, 0], j[:, 0], proper[:, 0]
+        log_choose = _log_choose(x[:, 0], big_n[:, 0])[:, None] + coef
         suffix = w_sum[:, -1:] - w_sum + w
     else:
         # each point's anchor (last new column at or before it) and its block's last column
@@ -242,53 +327,134 @@ def power_path(
         log_choose = (np.take_along_axis(at_anchor, anchor, axis=1) + coef
                       - np.take_along_axis(coef, anchor, axis=1))
         suffix = np.take_along_axis(w_sum, end, axis=1) - w_sum + w
+        anchor_row = np.nonzero(new)[0]
+        anchor_x, anchor_j, anchor_inside = x[new], j[new], proper[new]
         x = np.where(proper, x, 0.0)
         y = np.where(proper, y, 0.0)
     suffix = np.maximum(suffix, 0.0)
-    inner = ~new
     weights = np.empty((5, rows, width))
-    np.multiply(suffix, inner & kept, out=weights[0])
-    np.multiply(suffix, inner & ~kept, out=weights[1])
+    # kept and raised: the suffix sums on the points that take a step (not the anchors)
+    np.multiply(suffix, ~new, out=weights[1])
+    np.multiply(weights[1], kept, out=weights[0])
+    np.subtract(weights[1], weights[0], out=weights[1])
     np.multiply(w, m, out=weights[2])
     np.multiply(weights[2], x, out=weights[3])
     np.multiply(weights[2], y, out=weights[4])
+    # The anchors' tails P(X >= k), X ~ Bin(m, p), as in _binom_sf: I_p(k, m - k + 1) where
+    # 1 <= k <= m, that is x >= 0 and j >= 0 (the point is proper), with m - k + 1 = j + 1.
     return PowerPath(
         log_choose=log_choose,
         x=x,
         y=y,
         weights=weights,
-        anchor_row=np.nonzero(new)[0],
-        anchor_k=k[new],
-        anchor_m=m[new],
-        anchor_weight=suffix[new],
+        anchor_row=anchor_row,
+        anchor_a=np.where(anchor_inside, anchor_x + 1.0, 1.0),
+        anchor_b=np.where(anchor_inside, anchor_j + 1.0, 1.0),
+        anchor_inside=anchor_inside,
+        anchor_fixed=anchor_x < 0.0,
+        anchor_weight=suffix[:, 0] if single else suffix[new],
+        single=single,
         top=np.einsum("ij,ij->i", w, (j >= 0.0).astype(np.float64)),
     )
 
 
-def tail_sums(
-    path: PowerPath, p: FloatArray, q: FloatArray
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """sum_m w_m P(Bin(m, p) >= k_m) per element (row) of ``path``, and its first two
-    derivatives in p (q = 1 - p, given separately to keep its digits).
+def _tail_sums(
+    path: PowerPath, p: FloatArray, q: FloatArray, log_p: FloatArray, log_q: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Per tail (row of p: the upper tail at p = theta, the lower one at p = 1 - theta) and
+    element: the five sums of ``path.weights`` times the point probabilities, and the
+    anchors' part of the power, for p, q = 1 - p and their logarithms."""
+    f = np.exp(path.log_choose + path.x * log_p[:, :, None] + path.y * log_q[:, :, None])
+    sums: FloatArray = np.einsum("kij,tij->tki", path.weights, f)
+    anchors: FloatArray
+    if path.single:
+        tail = np.where(path.anchor_inside, special.betainc(path.anchor_a, path.anchor_b, p),
+                        path.anchor_fixed)
+        anchors = path.anchor_weight * tail
+    else:
+        tail = np.where(path.anchor_inside,
+                        special.betainc(path.anchor_a, path.anchor_b, p[:, path.anchor_row]),
+                        path.anchor_fixed)
+        tails, rows = p.shape
+        anchors = np.asarray(np.bincount(
+            (path.anchor_row + rows * np.arange(tails)[:, None]).ravel(),
+            weights=(path.anchor_weight * tail).ravel(), minlength=tails * rows,
+        ), dtype=np.float64).reshape(tails, rows)
+    return sums, anchors
 
-    The row sums are ``einsum``'s, which adds a row's terms in an order set by the row's
-    length alone (the tests check that a row gives the same sums whatever rows are beside
-    it).
+
+def power_sums(
+    path: PowerPath, theta: FloatArray, two_sided: bool
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The exact power at theta per element (row) of ``path`` and its first two derivatives
+    in theta.
+
+    The upper tail is sum_m w_m P(Bin(m, theta) >= k_m); the lower region X <= j is
+    m - X >= m - j with m - X ~ Bin(m, 1 - theta), the same sums at 1 - theta (its slope
+    negated): both tails are evaluated together, as the two rows of one array. The row sums
+    are ``einsum``'s, which adds a row's terms in an order set by the row's length alone (the
+    tests check that a row gives the same sums whatever rows are beside it). At theta = 1 it
+    divides by 0: the searches call it under ``np.errstate``. :func:`power_sums_one` is the
+    same for one element and one theta.
     """
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_p, log_q = np.log(p)[:, None], np.log(q)[:, None]
-        f = np.exp(path.log_choose + path.x * log_p + path.y * log_q)
-    kept, raised, slope, slope_x, slope_y = np.einsum("kij,ij->ki", path.weights, f)
-    rows = path.anchor_row
-    anchors = np.bincount(rows, weights=path.anchor_weight
-                          * _binom_sf(path.anchor_k, path.anchor_m, p[rows]),
-                          minlength=p.size)
-    value = anchors + p * kept - q * raised
-    with np.errstate(divide="ignore", invalid="ignore"):
-        curve = slope_x / p - slope_y / q
+    theta_c = 1.0 - theta
+    # rows: the upper tail, then the lower one (p and q swapped: q is p's rows reversed);
+    # the logarithms are taken of contiguous arrays (numpy's are the same on any of those)
+    if two_sided:
+        p = np.concatenate((theta, theta_c)).reshape(2, theta.size)
+        q = p[::-1]
+        log_p = np.log(p)
+        log_q = log_p[::-1]
+    else:
+        p, q = theta[None, :], theta_c[None, :]
+        log_p, log_q = np.log(p), np.log(q)
+    sums, anchors = _tail_sums(path, p, q, log_p, log_q)
+    value = anchors + p * sums[:, 0] - q * sums[:, 1]
+    curve = sums[:, 3] / p - sums[:, 4] / q
     # (np.clip and nan_to_num cost more than their work on small arrays)
     value = np.minimum(np.maximum(value, 0.0), 1.0)
-    return value, slope, curve if np.isfinite(curve).all() else np.nan_to_num(curve)
+    slope = sums[:, 2]
+    if not np.isfinite(curve).all():
+        curve = np.nan_to_num(curve)
+    if two_sided:
+        return value[0] + value[1], slope[0] - slope[1], curve[0] + curve[1]
+    return value[0], slope[0], curve[0]
+
+
+def _finite_one(value: float) -> float:
+    """``np.nan_to_num`` of one number."""
+    if math.isnan(value):
+        return 0.0
+    if math.isinf(value):
+        return math.copysign(_LARGEST, value)
+    return value
+
+
+def power_sums_one(path: PowerPath, theta: float, two_sided: bool) -> tuple[float, float, float]:
+    """:func:`power_sums` of a path of one element at one theta: the sums by the same array
+    calls, what follows them in Python floats (the same IEEE operations in the same order,
+    without a dozen numpy calls on one-element arrays), so the same bits."""
+    theta_c = 1.0 - theta
+    if two_sided:
+        p = np.array([[theta], [theta_c]])
+        log_p = np.log(p)
+        sums, anchors = _tail_sums(path, p, p[::-1], log_p, log_p[::-1])
+    else:
+        p, q = np.array([[theta]]), np.array([[theta_c]])
+        sums, anchors = _tail_sums(path, p, q, np.log(p), np.log(q))
+    out = []
+    for (kept, raised, slope, slope_x, slope_y), anchor, (p_t, q_t) in zip(
+        sums[:, :, 0].tolist(), anchors[:, 0].tolist(), ((theta, theta_c), (theta_c, theta)),
+        strict=False,
+    ):
+        value = anchor + p_t * kept - q_t * raised
+        curve = _divide_one(slope_x, p_t) - _divide_one(slope_y, q_t)
+        value = value if math.isnan(value) else min(max(value, 0.0), 1.0)
+        out.append((value, slope, _finite_one(curve)))
+    if two_sided:
+        (v0, s0, c0), (v1, s1, c1) = out
+        return v0 + v1, s0 - s1, c0 + c1
+    return out[0]
 
 
 def path_take(path: PowerPath, keep: npt.NDArray[np.bool_]) -> PowerPath:
@@ -303,8 +469,11 @@ def path_take(path: PowerPath, keep: npt.NDArray[np.bool_]) -> PowerPath:
         y=path.y[keep],
         weights=path.weights[:, keep],
         anchor_row=new_id[path.anchor_row[blocks]],
-        anchor_k=path.anchor_k[blocks],
-        anchor_m=path.anchor_m[blocks],
+        anchor_a=path.anchor_a[blocks],
+        anchor_b=path.anchor_b[blocks],
+        anchor_inside=path.anchor_inside[blocks],
+        anchor_fixed=path.anchor_fixed[blocks],
         anchor_weight=path.anchor_weight[blocks],
+        single=path.single,
         top=path.top[keep],
     )
