@@ -510,6 +510,24 @@ def _connor_start(
     return d_connor, start
 
 
+def detectable_differences(
+    n: FloatArray, psi: FloatArray, power: float, alpha: float, alternative: str, method: str
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The numbers of :func:`minimum_detectable_effect` for checked flat float64 arrays ``n``
+    and ``psi`` (discordance > 0 wherever a value is wanted) and checked options: the
+    detectable difference by ``method`` and Connor's, both for A better (positive), and the
+    power when every discordant item favours one system (NaN for ``"connor"``).
+
+    The report calls it for tables it has validated already, so that the numbers have one
+    definition and the checks run once.
+    """
+    d_connor, start = _connor_start(n, psi, power, _z_alpha(alpha, alternative))
+    if method == "connor":
+        return d_connor.copy(), d_connor, np.full(n.shape, np.nan)
+    theta, p_top = _solve_theta_fast(n, psi, power, alpha, alternative, method, start)
+    return psi * (2.0 * theta - 1.0), d_connor, p_top
+
+
 def minimum_detectable_effect(
     n: Any,
     discordance: Any,
@@ -588,19 +606,15 @@ def minimum_detectable_effect(
     shape = n_b.shape
     n_f = np.ascontiguousarray(n_b, dtype=np.float64).ravel()
     psi_f = np.ascontiguousarray(psi_b, dtype=np.float64).ravel()
-    d_connor, start = _connor_start(n_f, psi_f, target, _z_alpha(alpha, alternative))
+    d, d_connor, p_top = detectable_differences(n_f, psi_f, target, alpha, alternative, method)
     notes: list[str] = []
     if method == "connor":
-        d = d_connor.copy()
         if np.isnan(d).any():
             notes.append(
                 "even a difference equal to the discordance (every discordant item favouring "
                 "one system) would not reach the target power"
             )
     else:
-        theta, p_top = _solve_theta_fast(n_f, psi_f, target, alpha, alternative, method,
-                                         start)
-        d = psi_f * (2.0 * theta - 1.0)
         undetectable = np.isnan(d) & (psi_f > 0)
         if undetectable.any():
             i = int(np.flatnonzero(undetectable)[0])

@@ -29,7 +29,13 @@ from numpy.typing import NDArray
 
 from mcnemar import _binomial
 from mcnemar._format import clean_name
-from mcnemar.inference import METHODS, check_alternative, normal_isf, pvalues, unpaired_ztest
+from mcnemar.inference import (
+    METHODS,
+    check_alternative,
+    normal_isf,
+    pvalues_by_method,
+    unpaired_ztest,
+)
 from mcnemar.report._decide import decide, exact_recommended
 from mcnemar.table import _MAX_COUNT as MAX_ITEMS
 from mcnemar.validation import check_names, check_open_unit
@@ -391,14 +397,14 @@ def _detectable(
         sel = np.flatnonzero(where)
         if sel.size == 0:
             continue
-        from mcnemar.planning import minimum_detectable_effect
+        from mcnemar.planning._detectable import detectable_differences
 
-        mde = minimum_detectable_effect(
-            n[sel], big_d[sel] / n[sel], power=opts.power, alpha=opts.alpha,
-            alternative=opts.alternative, method=method,
-        )
-        # planning signs it (negative for "less"); the report states the size and the side.
-        detectable[sel] = np.abs(np.asarray(mde.difference, dtype=np.float64))
+        # minimum_detectable_effect's numbers, without its checks of what is checked already.
+        n_sel = n[sel].astype(np.float64)
+        d, _, _ = detectable_differences(n_sel, big_d[sel] / n_sel, opts.power, opts.alpha,
+                                         opts.alternative, method)
+        # The report states the size and, elsewhere, the side.
+        detectable[sel] = np.abs(d)
     return detectable, power_exact, too_many
 
 
@@ -462,7 +468,7 @@ def compute(
     n = a + b + c + d
     big_d = b + c
 
-    tests = {key: pvalues(b, c, key, alt) for key in TEST_ORDER}
+    tests = pvalues_by_method(b, c, alt)  # in the order of TEST_ORDER (= METHODS)
     exact_rec = exact_recommended(big_d)
     pvalue = np.where(exact_rec, tests["exact"][1], tests["asymptotic"][1])
     log10_p = np.where(exact_rec, tests["exact"][2], tests["asymptotic"][2])
