@@ -260,7 +260,7 @@ def pvalues(
 
 def pvalues_by_method(
     b: NDArray[np.int64], c: NDArray[np.int64], alternative: str
-) -> dict[str, tuple[NDArray[np.float64], ...]]:
+) -> dict[str, tuple[FloatArray, FloatArray, FloatArray, FloatArray]]:
     """:func:`pvalues` of every method of :data:`METHODS`, in that order, for validated counts
     (what the tables have in common is worked out once)."""
     counts = _Counts(b, c)
