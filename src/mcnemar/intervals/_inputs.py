@@ -88,8 +88,11 @@ def _finish(
 def _z(level: FloatArray) -> FloatArray:
     """Two-sided standard normal quantile z = Phi^-1(1 - alpha/2)."""
     if level.size == 1 or (level.size > 1 and bool((level == level.flat[0]).all())):
-        # One level broadcast over many tables: one quantile, not one per table.
-        return np.full(level.shape, _z_of(float(level.flat[0])))
+        # One level broadcast over many tables: one quantile, not one per table (filled in
+        # rather than by np.full, whose Python-level cost is most of a one-table call's).
+        z = np.empty(level.shape)
+        z.fill(_z_of(float(level.flat[0])))
+        return z
     from scipy import special
     return np.asarray(-special.ndtri((1.0 - level) / 2.0), dtype=np.float64)
 

@@ -179,7 +179,8 @@ def _float_where(condition: bool, x: float, y: float) -> float:
 
 
 def _float_signbit(x: float) -> bool:
-    return math.copysign(1.0, x) < 0.0
+    # Only 0, -0 and nan need the sign bit itself; comparisons settle the rest sooner.
+    return x < 0.0 or (not x > 0.0 and math.copysign(1.0, x) < 0.0)
 
 
 # np.exp overflows from 709.78 on; the float route leaves what is near it to arrays rather than
@@ -230,18 +231,27 @@ _State = tuple[Any, Any, Any, Any, Any, Any, Any]
 _FEW = 4
 
 
-def _scale(xp: Ops, a: Real, b: Real, nearer: bool) -> Any:
-    """What the relative tolerance of :func:`_find_root` multiplies, per bracket [a, b]."""
+def _scale(xp: Ops, left: Real, right: Real, nearer: bool) -> Any:
+    """What the relative tolerance of :func:`_find_root` multiplies, per bracket [left, right]
+    (left <= right).
+
+    Taken from the ends as the step has sorted them, which needs fewer operations than their
+    magnitudes: the larger magnitude is the larger of -left and right; the smaller one is left
+    when both ends are >= 0, -right when both are <= 0, and 0 when the bracket holds 0 (both
+    are negative then). Only the sign of a zero scale may differ from the magnitudes' minimum
+    or maximum, and ``atol + rtol*scale`` does not see it.
+    """
     if not nearer:
-        return xp.maximum(abs(a), abs(b))
-    return xp.where(xp.signbit(a) == xp.signbit(b), xp.minimum(abs(a), abs(b)), 0.0)
+        return xp.maximum(-left, right)
+    return xp.maximum(xp.maximum(left, -right), 0.0)
 
 
 def _start(xp: Ops, lo: Real, hi: Real, f_lo: Real, f_hi: Real, atol: float, rtol: float,
            nearer: bool) -> tuple[Any, Any]:
     """The root of a bracket that needs no search (an end where f is 0, or the midpoint of a
     bracket within the tolerance already), and whether it needs none."""
-    tight = abs(hi - lo) <= atol + rtol * _scale(xp, lo, hi, nearer)
+    scale = _scale(xp, xp.minimum(lo, hi), xp.maximum(lo, hi), nearer)
+    tight = abs(hi - lo) <= atol + rtol * scale
     settled = (f_lo == 0) | (f_hi == 0) | tight
     return xp.where(f_lo == 0, lo, xp.where(f_hi == 0, hi, 0.5 * (lo + hi))), settled
 
@@ -256,7 +266,7 @@ def _next_point(xp: Ops, state: _State, atol: float, rtol: float,
     a, b, fa, fb, _, _, width2 = state
     left, right = xp.minimum(a, b), xp.maximum(a, b)
     width = right - left
-    tol = 0.5 * (atol + rtol * _scale(xp, a, b, nearer))
+    tol = 0.5 * (atol + rtol * _scale(xp, left, right, nearer))
     secant = b - xp.divide(fb * (b - a), fb - fa)
     use_secant = (xp.isfinite(secant) & (secant > left) & (secant < right)
                   & (width <= 0.5 * width2))
