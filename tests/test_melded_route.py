@@ -153,3 +153,22 @@ def test_the_bracketing_search_takes_over_where_newton_stops(
     cut = melded._melded_upper(x, m, n, alpha)
     scale = np.maximum(np.abs(full), np.sqrt(m) / n)
     assert np.max(np.abs(cut - full) / scale) <= 1e-13
+
+
+@pytest.mark.parametrize("steps", [1, 2, 12])
+def test_a_few_problems_on_floats_get_the_limits_of_the_arrays(
+        steps: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a search of a few problems takes its steps, start and columns on Python floats or
+    # repeated arrays; the same operations as the arrays' route, so the same bits (also
+    # when the bracketing search takes over)
+    from mcnemar.intervals import _beta
+
+    x, m, n, alpha = _problems(17, 240)
+    monkeypatch.setattr(melded, "_NEWTON_STEPS", steps)
+    few = np.concatenate([melded._melded_upper(x[k:k + 12], m[k:k + 12], n[k:k + 12],
+                                               alpha[k:k + 12]) for k in range(0, x.size, 12)])
+    monkeypatch.setattr(melded, "_NEWTON_FEW", 0)
+    monkeypatch.setattr(_beta, "_FEW", 0)
+    arrays = np.concatenate([melded._melded_upper(x[k:k + 12], m[k:k + 12], n[k:k + 12],
+                                                  alpha[k:k + 12]) for k in range(0, x.size, 12)])
+    np.testing.assert_array_equal(few, arrays)

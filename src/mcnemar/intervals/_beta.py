@@ -57,13 +57,15 @@ Bell Labs.
 from __future__ import annotations
 
 import math
-from typing import Final
+from typing import Final, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar._binomial import _stirlerr
 from mcnemar.intervals._result import FloatArray
+from mcnemar.intervals._roots import _float_divide as float_quotient
+from mcnemar.intervals._roots import _float_maximum as float_maximum
 
 #: Both parameters at least this large: :func:`beta_cdf` is accurate to ~1e-14 absolute (the
 #: omitted terms, O(min(a, b)**-1.5) at most, measured below 2e-15 here and 8e-13 at 1e6).
@@ -339,3 +341,157 @@ def one_minus_twice_quantile(x: FloatArray, m: FloatArray, alpha: FloatArray,
         xr, mr = x[rest], m[rest]
         out[rest] = 1.0 - 2.0 * special.betaincinv(mr - xr, xr + 1.0, alpha[rest])
     return out
+
+
+# The orders of the first four moments (read-only: shared by every call).
+_ORDERS: Final = np.arange(4.0)
+_ORDERS.flags.writeable = False
+
+
+def melded_start_and_spread(
+    x: FloatArray, m: FloatArray, n: FloatArray, z_alpha: FloatArray, pos: NDArray[np.bool_]
+) -> tuple[FloatArray, FloatArray]:
+    """The Cornish-Fisher estimate of the melded upper limit (the 1 - alpha quantile of
+    Y = T(2B - 1) from its first four moments) from z_alpha = Phi^-1(alpha), and the standard
+    deviation of Y (T and B independent Beta variables, of the side of 0 the limit lies on).
+
+    T ~ Beta(t_a, N + 1 - t_a) has the moments prod_{j < k} (t_a + j)/(N + 1 + j); those of
+    E = 2B - 1, B ~ Beta(p, q), follow E[E^(k+1)] = ((p - q) E[E^k] + k E[E^(k-1)])/(p + q + k),
+    free of the cancellation of the binomial sums of B's moments (E is near 0 when B is near
+    1/2).
+    """
+    if x.size <= _FEW:
+        return _start_floats(x, m, n, z_alpha, pos)
+    t_moments = np.cumprod(((m + pos)[:, None] + _ORDERS) / ((n + 1.0)[:, None] + _ORDERS),
+                           axis=1)
+    gap, s = (x - m) + (x + 1.0), m + 1.0
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        e1 = gap / s
+        e2 = (gap * e1 + 1.0) / (s + 1.0)
+        e3 = (gap * e2 + 2.0 * e1) / (s + 2.0)
+        e4 = (gap * e3 + 3.0 * e2) / (s + 3.0)
+        y1, y2, y3, y4 = t_moments.T * (e1, e2, e3, e4)
+        mean2 = y1 * y1
+        var = np.maximum(y2 - mean2, 0.0)
+        sd = np.sqrt(var)
+        # the standardized third and fourth central moments
+        skew = (y3 - y1 * (3.0 * y2 - 2.0 * mean2)) / (sd * var)
+        kurt = (y4 - y1 * (4.0 * y3 - y1 * (6.0 * y2 - 3.0 * mean2))) / (var * var) - 3.0
+        z = -z_alpha
+        z2 = z * z
+        w = (z + (z2 - 1.0) * skew / 6.0 + (z2 - 3.0) * z * kurt / 24.0
+             - (2.0 * z2 - 5.0) * z * skew * skew / 36.0)
+        out: FloatArray = y1 + sd * w
+    return out, sd
+
+
+# Up to this many problems :func:`melded_start_and_spread` takes Python floats (numpy's cost
+# per call is nearly all of its time on a few problems).
+_FEW: Final = 16
+
+
+def _start_floats(x: FloatArray, m: FloatArray, n: FloatArray, z_alpha: FloatArray,
+                  pos: NDArray[np.bool_]) -> tuple[FloatArray, FloatArray]:
+    """:func:`melded_start_and_spread` on Python floats: the same operations in the same
+    order, so the same bits (sqrt is correctly rounded in both)."""
+    starts, spreads = [], []
+    for x_k, m_k, n_k, z_k, pos_k in zip(x.tolist(), m.tolist(), n.tolist(), z_alpha.tolist(),
+                                         pos.tolist(), strict=True):
+        t_a, t_n = m_k + pos_k, n_k + 1.0
+        y1 = (t_a + 0.0) / (t_n + 0.0)
+        t2 = y1 * ((t_a + 1.0) / (t_n + 1.0))
+        t3 = t2 * ((t_a + 2.0) / (t_n + 2.0))
+        t4 = t3 * ((t_a + 3.0) / (t_n + 3.0))
+        gap, s = (x_k - m_k) + (x_k + 1.0), m_k + 1.0
+        e1 = gap / s
+        e2 = (gap * e1 + 1.0) / (s + 1.0)
+        e3 = (gap * e2 + 2.0 * e1) / (s + 2.0)
+        e4 = (gap * e3 + 3.0 * e2) / (s + 3.0)
+        y1, y2, y3, y4 = y1 * e1, t2 * e2, t3 * e3, t4 * e4
+        mean2 = y1 * y1
+        var = float_maximum(y2 - mean2, 0.0)
+        sd = math.sqrt(var)
+        skew = float_quotient(y3 - y1 * (3.0 * y2 - 2.0 * mean2), sd * var)
+        kurt = float_quotient(y4 - y1 * (4.0 * y3 - y1 * (6.0 * y2 - 3.0 * mean2)),
+                              var * var) - 3.0
+        z = -z_k
+        z2 = z * z
+        w = (z + (z2 - 1.0) * skew / 6.0 + (z2 - 3.0) * z * kurt / 24.0
+             - (2.0 * z2 - 5.0) * z * skew * skew / 36.0)
+        starts.append(y1 + sd * w)
+        spreads.append(sd)
+    return np.array(starts), np.array(spreads)
+
+
+def melded_probe(
+    x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray, side: FloatArray
+) -> FloatArray:
+    """A point a little beyond the melded upper limit U on its side of 0 (side 1: U > 0,
+    side -1: U < 0, per problem).
+
+    Bonett and Price's upper limit with x for b and m - x for c, moved away from 0 by a tenth
+    of itself and a quarter of its standard error; only a starting point (the root is
+    bracketed on whichever side of it the melded tail says), kept strictly inside (-1, 1).
+    """
+    from scipy import special
+    n2 = n + 2.0
+    p12 = (x + 1.0) / n2
+    p21 = (m - x + 1.0) / n2
+    se = np.sqrt(np.maximum(p12 + p21 - (p12 - p21) ** 2, 0.0) / n2)
+    guess = p12 - p21 + special.ndtri(1.0 - alpha) * se
+    probe = np.where(
+        side > 0,
+        np.maximum(guess, 0.0) + 0.1 * np.abs(guess) + 0.25 * se,
+        np.minimum(guess, 0.0) - 0.1 * np.abs(guess) - 0.25 * se,
+    )
+    out: FloatArray = np.clip(probe, -1.0 + _PROBE_EDGE, 1.0 - _PROBE_EDGE)
+    out = np.where(out == 0.0, side * _PROBE_EDGE, out)
+    return out
+
+
+# The probe stays this far inside (-1, 1).
+_PROBE_EDGE = 2.0**-30
+
+
+class HugeTail(NamedTuple):
+    """What the melded tail of huge tables (:func:`mcnemar.intervals._melded._melded_tail_huge`)
+    needs of each problem, apart from delta.
+
+    T ~ Beta(A + 1, B + 1): A, B, its mode c, the log density there, the offset of its mean
+    from the mode, and its range as deviations [h_lo, h_hi] from the mode; the range
+    [e_lo, e_hi] of 2B - 1 for B ~ Beta(x + 1, m - x).
+    """
+
+    big_a: FloatArray
+    big_b: FloatArray
+    mode: FloatArray
+    log_mode: FloatArray
+    mean_offset: FloatArray
+    h_lo: FloatArray
+    h_hi: FloatArray
+    e_lo: FloatArray
+    e_hi: FloatArray
+
+    @classmethod
+    def of(cls, x: FloatArray, m: FloatArray, t_alpha: FloatArray, t_beta: FloatArray,
+           tail: float) -> HugeTail:
+        """The fields for the problems (x, m) and T ~ Beta(t_alpha, t_beta), ranges to
+        ``tail`` on each side."""
+        big_a, big_b = t_alpha - 1.0, t_beta - 1.0
+        r = big_a + big_b
+        mode = big_a / r
+        total = t_alpha + t_beta
+        # mean - mode = (t_beta - t_alpha)/(total (total - 2)), without cancellation
+        mean_offset = (t_beta - t_alpha) / (total * (total - 2.0))
+        lo, hi = beta_range(t_alpha, t_beta, tail)
+        h_lo = np.maximum(mean_offset + lo, -mode)
+        h_hi = np.minimum(mean_offset + hi, big_b / r)
+        # 2B - 1 around its mean 2(x + 1)/(m + 1) - 1 = (x - (m - x) + 1)/(m + 1)
+        b_lo, b_hi = beta_range(x + 1.0, m - x, tail)
+        centre = (x - (m - x) + 1.0) / (m + 1.0)
+        return cls(big_a, big_b, mode, beta_log_mode_density(big_a, big_b), mean_offset,
+                   h_lo, h_hi, centre + 2.0 * b_lo, centre + 2.0 * b_hi)
+
+    def take(self, idx: NDArray[np.intp] | slice) -> HugeTail:
+        """The fields of the problems ``idx``."""
+        return HugeTail(*(field[idx] for field in self))

@@ -181,14 +181,19 @@ def _diff_exact(a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray, leve
     n = a + b + c + d
     m = b + c
     alpha = (1.0 - level) / 2.0
+    # Mirror symmetry: swapping b and c negates the difference, so L(b, c) = -U(c, b); both
+    # limits in one call (one search).
+    if (n > 0).all():
+        # (no selection: it costs a single table a good part of its search)
+        both = _melded_upper(np.concatenate((b, c)), np.concatenate((m, m)),
+                             np.concatenate((n, n)), np.concatenate((alpha, alpha)))
+        return -both[n.size :], both[: n.size]
     low = np.full_like(n, np.nan)
     high = np.full_like(n, np.nan)
     ok = np.flatnonzero(n > 0)
-    # Mirror symmetry: swapping b and c negates the difference, so L(b, c) = -U(c, b); both
-    # limits in one call (one search).
     both = _melded_upper(
-        np.concatenate([b[ok], c[ok]]), np.tile(m[ok], 2), np.tile(n[ok], 2),
-        np.tile(alpha[ok], 2),
+        np.concatenate((b[ok], c[ok])), np.concatenate((m[ok], m[ok])),
+        np.concatenate((n[ok], n[ok])), np.concatenate((alpha[ok], alpha[ok])),
     )
     high[ok] = both[: ok.size]
     low[ok] = -both[ok.size :]

@@ -26,17 +26,21 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar._binomial import lower_tail_half
+from mcnemar.intervals._beta import HugeTail as _HugeTail
 from mcnemar.intervals._beta import (
     b_survival,
     beta_log_mode_density,
     beta_log_pdf,
     beta_ppf,
-    beta_range,
     cdf_from_mode,
     one_minus_twice_quantile,
 )
+from mcnemar.intervals._beta import melded_probe as _melded_probe
+from mcnemar.intervals._beta import melded_start_and_spread as _melded_start_and_spread
 from mcnemar.intervals._result import FloatArray
 from mcnemar.intervals._roots import _ROOT_ATOL, _find_root, _normal_score_gap
+from mcnemar.intervals._roots import _float_divide as float_quotient
+from mcnemar.intervals._roots import _float_maximum as float_maximum
 
 # Fay & Lumbard's melded interval needs one integral per evaluation; Gauss-Legendre on the
 # central (1 - 2e-16) range of the Beta variable is accurate to ~1e-13 here (checked against
@@ -138,44 +142,6 @@ def _melded_tail(
 # Tables of at least this many items take the route of :func:`_melded_tail_huge` (below it
 # the melded limits are those of :func:`_melded_tail`, unchanged).
 _HUGE_N: Final = 1e9
-class _HugeTail(NamedTuple):
-    """What :func:`_melded_tail_huge` needs of each problem, apart from delta.
-
-    T ~ Beta(A + 1, B + 1): A, B, its mode c, the log density there, the offset of its mean
-    from the mode, and its range as deviations [h_lo, h_hi] from the mode; the range
-    [e_lo, e_hi] of 2B - 1 for B ~ Beta(x + 1, m - x).
-    """
-
-    big_a: FloatArray
-    big_b: FloatArray
-    mode: FloatArray
-    log_mode: FloatArray
-    mean_offset: FloatArray
-    h_lo: FloatArray
-    h_hi: FloatArray
-    e_lo: FloatArray
-    e_hi: FloatArray
-
-    @classmethod
-    def of(cls, x: FloatArray, m: FloatArray, t_alpha: FloatArray, t_beta: FloatArray
-           ) -> _HugeTail:
-        big_a, big_b = t_alpha - 1.0, t_beta - 1.0
-        r = big_a + big_b
-        mode = big_a / r
-        total = t_alpha + t_beta
-        # mean - mode = (t_beta - t_alpha)/(total (total - 2)), without cancellation
-        mean_offset = (t_beta - t_alpha) / (total * (total - 2.0))
-        lo, hi = beta_range(t_alpha, t_beta, _TAIL)
-        h_lo = np.maximum(mean_offset + lo, -mode)
-        h_hi = np.minimum(mean_offset + hi, big_b / r)
-        # 2B - 1 around its mean 2(x + 1)/(m + 1) - 1 = (x - (m - x) + 1)/(m + 1)
-        b_lo, b_hi = beta_range(x + 1.0, m - x, _TAIL)
-        centre = (x - (m - x) + 1.0) / (m + 1.0)
-        return cls(big_a, big_b, mode, beta_log_mode_density(big_a, big_b), mean_offset,
-                   h_lo, h_hi, centre + 2.0 * b_lo, centre + 2.0 * b_hi)
-
-    def take(self, idx: NDArray[np.intp] | slice) -> _HugeTail:
-        return _HugeTail(*(field[idx] for field in self))
 
 
 def _melded_tail_huge(
@@ -251,36 +217,6 @@ def _melded_tail_huge(
 _EXACT_RTOL: Final = 1e-12
 
 
-def _melded_probe(
-    x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray, side: FloatArray
-) -> FloatArray:
-    """A point a little beyond the melded upper limit U on its side of 0 (side 1: U > 0,
-    side -1: U < 0, per problem).
-
-    Bonett and Price's upper limit with x for b and m - x for c, moved away from 0 by a tenth
-    of itself and a quarter of its standard error; only a starting point (the root is
-    bracketed on whichever side of it the melded tail says), kept strictly inside (-1, 1).
-    """
-    from scipy import special
-    n2 = n + 2.0
-    p12 = (x + 1.0) / n2
-    p21 = (m - x + 1.0) / n2
-    se = np.sqrt(np.maximum(p12 + p21 - (p12 - p21) ** 2, 0.0) / n2)
-    guess = p12 - p21 + special.ndtri(1.0 - alpha) * se
-    probe = np.where(
-        side > 0,
-        np.maximum(guess, 0.0) + 0.1 * np.abs(guess) + 0.25 * se,
-        np.minimum(guess, 0.0) - 0.1 * np.abs(guess) - 0.25 * se,
-    )
-    out: FloatArray = np.clip(probe, -1.0 + _PROBE_EDGE, 1.0 - _PROBE_EDGE)
-    out = np.where(out == 0.0, side * _PROBE_EDGE, out)
-    return out
-
-
-# The probe stays this far inside (-1, 1).
-_PROBE_EDGE = 2.0**-30
-
-
 def _betainc_half(x: FloatArray, m: FloatArray) -> FloatArray:
     """P(Bin(m, 1/2) <= x) = I_{1/2}(m - x, x + 1), by scipy (x < m)."""
     out: FloatArray = _special().betainc(m - x, x + 1.0, 0.5)
@@ -341,10 +277,6 @@ def _move_rules() -> tuple[tuple[FloatArray, FloatArray, float], ...]:
     return tuple(rules)
 
 
-# The orders of the first four moments.
-_ORDERS: Final = _frozen(np.arange(4.0))
-
-
 def _melded_start(
     x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray, pos: NDArray[np.bool_]
 ) -> FloatArray:
@@ -352,39 +284,6 @@ def _melded_start(
     Y = T(2B - 1) from its first four moments (T and B independent Beta variables, of the
     side of 0 the limit lies on), typically within 1e-4 of the limit (relative)."""
     return _melded_start_and_spread(x, m, n, _special().ndtri(alpha), pos)[0]
-
-
-def _melded_start_and_spread(
-    x: FloatArray, m: FloatArray, n: FloatArray, z_alpha: FloatArray, pos: NDArray[np.bool_]
-) -> tuple[FloatArray, FloatArray]:
-    """:func:`_melded_start` from z_alpha = Phi^-1(alpha), and the standard deviation of Y.
-
-    T ~ Beta(t_a, N + 1 - t_a) has the moments prod_{j < k} (t_a + j)/(N + 1 + j); those of
-    E = 2B - 1, B ~ Beta(p, q), follow E[E^(k+1)] = ((p - q) E[E^k] + k E[E^(k-1)])/(p + q + k),
-    free of the cancellation of the binomial sums of B's moments (E is near 0 when B is near
-    1/2).
-    """
-    t_moments = np.cumprod(((m + pos)[:, None] + _ORDERS) / ((n + 1.0)[:, None] + _ORDERS),
-                           axis=1)
-    gap, s = (x - m) + (x + 1.0), m + 1.0
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        e1 = gap / s
-        e2 = (gap * e1 + 1.0) / (s + 1.0)
-        e3 = (gap * e2 + 2.0 * e1) / (s + 2.0)
-        e4 = (gap * e3 + 3.0 * e2) / (s + 3.0)
-        y1, y2, y3, y4 = t_moments.T * (e1, e2, e3, e4)
-        mean2 = y1 * y1
-        var = np.maximum(y2 - mean2, 0.0)
-        sd = np.sqrt(var)
-        # the standardized third and fourth central moments
-        skew = (y3 - y1 * (3.0 * y2 - 2.0 * mean2)) / (sd * var)
-        kurt = (y4 - y1 * (4.0 * y3 - y1 * (6.0 * y2 - 3.0 * mean2))) / (var * var) - 3.0
-        z = -z_alpha
-        z2 = z * z
-        w = (z + (z2 - 1.0) * skew / 6.0 + (z2 - 3.0) * z * kurt / 24.0
-             - (2.0 * z2 - 5.0) * z * skew * skew / 36.0)
-        out: FloatArray = y1 + sd * w
-    return out, sd
 
 
 # Rows of the per-problem arrays: all of them, or some.
@@ -412,6 +311,22 @@ class _MeldedNodes(NamedTuple):
     finite: NDArray[np.bool_]
 
 
+class _Full(NamedTuple):
+    """A few problems' columns of :class:`_MeldedSearch` and the rule's weights and speeds,
+    repeated to the nodes' shape (one row a problem)."""
+
+    b_p: FloatArray
+    b_q: FloatArray
+    t_a1: FloatArray
+    t_b1: FloatArray
+    log_norm: FloatArray
+    big_a: FloatArray
+    big_b: FloatArray
+    log_norm_b: FloatArray
+    w: FloatArray
+    speed: FloatArray
+
+
 class _MeldedSearch:
     """The melded tail P(T(2B - 1) >= delta) of each problem (below _HUGE_N items) and its
     derivative in delta, evaluated afresh (what :func:`_melded_tail` computes) or moved from
@@ -434,6 +349,15 @@ class _MeldedSearch:
         self.b_p, self.b_q = (m - x)[:, None], (x + 1.0)[:, None]
         self.big_a, self.big_b = self.b_p - 1.0, x[:, None]
         self.log_norm_b = special.betaln(self.b_p, self.b_q)
+        self.full: _Full | None = None
+        if x.size <= _NEWTON_FEW:
+            # (numpy's broadcasting of a column costs a few problems' steps more than this)
+            cols = np.concatenate((self.b_p, self.b_q, self.t_a1_col, self.t_b1_col,
+                                   self.log_norm_col, self.big_a, self.big_b,
+                                   self.log_norm_b), axis=1).T[:, :, None]
+            rule = np.stack((_rule().w, _rule().speed))[:, None]
+            self.full = _Full(*np.repeat(cols, _GL_POINTS, axis=2),
+                              *np.repeat(rule, x.size, axis=1))
         self.movable = (m >= _MOVE_MIN_COUNT) & (m <= _MOVE_MAX_COUNT)
         self.any_movable = bool(self.movable.any())
         self.ref: _MeldedNodes | None = None
@@ -480,7 +404,9 @@ class _MeldedSearch:
         y = (t - delta[:, None]) / two_t
         ref = self.ref
         if ref is None or not (moved := ref.has[every].nonzero()[0]).size:
-            upper_b = _special().betainc(self.b_p[every], self.b_q[every], y)
+            full = self.full if i is None else None
+            upper_b = (_special().betainc(self.b_p[every], self.b_q[every], y) if full is None
+                       else _special().betainc(full.b_p, full.b_q, y))
             density = self._t_density(t, every)
             fresh: _Index = _ALL
         else:
@@ -502,9 +428,11 @@ class _MeldedSearch:
         """T's density at the nodes t of the problems ``i``: :func:`_beta_log_pdf`'s
         operations."""
         special = _special()
-        out: FloatArray = np.exp(special.xlogy(self.t_a1_col[i], t)
-                                 + special.xlog1py(self.t_b1_col[i], -t)
-                                 - self.log_norm_col[i])
+        if i is _ALL and (full := self.full) is not None:
+            a1, b1, log_norm = full.t_a1, full.t_b1, full.log_norm
+        else:
+            a1, b1, log_norm = self.t_a1_col[i], self.t_b1_col[i], self.log_norm_col[i]
+        out: FloatArray = np.exp(special.xlogy(a1, t) + special.xlog1py(b1, -t) - log_norm)
         return out
 
     def _keep_fresh(self, fresh: _Index, every: _Index, i: NDArray[np.intp] | None,
@@ -616,8 +544,15 @@ class _MeldedSearch:
               density: FloatArray) -> tuple[FloatArray, FloatArray]:
         """The quadrature of :func:`_melded_tail` (the same operations) and its derivative."""
         special = _special()
-        rule = _rule()
-        total = np.add.reduce(upper_b * density * rule.w, axis=1)
+        full = self.full if i is _ALL else None
+        if full is None:
+            rule = _rule()
+            w, speed, a1_col, b1_col = rule.w, rule.speed, self.t_a1_col[i], self.t_b1_col[i]
+            big_a, big_b, log_norm_b = self.big_a[i], self.big_b[i], self.log_norm_b[i]
+        else:
+            w, speed, a1_col, b1_col = full.w, full.speed, full.t_a1, full.t_b1
+            big_a, big_b, log_norm_b = full.big_a, full.big_b, full.log_norm_b
+        total = np.add.reduce(upper_b * density * w, axis=1)
         negative = delta < 0
         below = np.where(negative, special.betainc(self.t_alpha[i], self.t_beta[i], size), 0.0)
         length = half[:, 0]
@@ -627,10 +562,10 @@ class _MeldedSearch:
         # |delta| the nodes move too (dt/d(delta) = sign(delta) (1 - x)/2), and with them
         # T's density f (d log f/dt = (alpha - 1)/t - (beta - 1)/(1 - t)), and the length
         # (d half/d(delta) = -sign(delta)/2); below 0, P(T <= |delta|) moves.
-        b_log = self.big_a[i] * np.log(y) + self.big_b[i] * np.log1p(-y) - self.log_norm_b[i]
+        b_log = big_a * np.log(y) + big_b * np.log1p(-y) - log_norm_b
         # (fmax: 0 log 0, nan, is -inf here)
         b_half = np.exp(np.fmax(b_log, -np.inf)) / two_t
-        weighted = density * rule.w
+        weighted = density * w
         at_delta = np.exp(special.xlogy(self.t_a1[i], size)
                           + special.xlog1py(self.t_b1[i], -size) - self.log_norm[i])
         slope = -length * np.add.reduce(b_half * weighted, axis=1) - negative * at_delta
@@ -641,10 +576,11 @@ class _MeldedSearch:
             rows = moving.nonzero()[0]
         else:
             return tail, slope
-        t, a1, b1 = t[rows], self.t_a1_col[i][rows], self.t_b1_col[i][rows]
+        t, a1, b1, speed = t[rows], a1_col[rows], b1_col[rows], (
+            speed if full is None else speed[rows])
         # (1 - t is at least 1e-300 where a node rounds to 1)
         d_log_t = a1 / t - b1 / np.maximum(1.0 - t, 1e-300)
-        inner = (weighted[rows] * rule.speed) * (b_half[rows] * (delta[rows, None] / t)
+        inner = (weighted[rows] * speed) * (b_half[rows] * (delta[rows, None] / t)
                                                  + upper_b[rows] * d_log_t)
         slope[rows] += np.sign(delta[rows]) * (length[rows] * np.add.reduce(inner, axis=1)
                                                - 0.5 * total[rows])
@@ -696,7 +632,12 @@ def _melded_newton_group(
     previous = point
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         search = _MeldedSearch(x, m, t_alpha, t_beta, t_lo, t_hi)
-        for count in range(_NEWTON_STEPS):
+        if x.size <= _NEWTON_FEW:
+            left = _newton_floats(search, point, lo, hi, z_alpha, spread, result, history)
+            if left is None:
+                return result
+            active, lo, hi = left
+        for count in range(0 if x.size > _NEWTON_FEW else _NEWTON_STEPS, _NEWTON_STEPS):
             tail, slope = search.evaluate(point, active)
             z = ndtri(np.minimum(np.maximum(tail, 0.0), 1.0))
             f = z - z_alpha
@@ -755,6 +696,64 @@ def _melded_newton_group(
     return result
 
 
+# Up to this many problems the steps of :func:`_melded_newton_group` are taken on Python
+# floats: numpy's cost per call is most of a step's time on a few problems.
+_NEWTON_FEW: Final = 16
+
+
+def _newton_floats(search: _MeldedSearch, point: FloatArray, lo: FloatArray, hi: FloatArray,
+                   z_alpha: FloatArray, spread: FloatArray, result: FloatArray,
+                   history: list[tuple[NDArray[np.intp] | None, FloatArray]],
+                   ) -> tuple[NDArray[np.intp] | None, FloatArray, FloatArray] | None:
+    """The steps of :func:`_melded_newton_group` on Python floats: the same operations in the
+    same order (numpy's only where a function is not a correctly rounded operation), so the
+    same limits. Writes the limits found to ``result`` and the gaps to ``history``; returns
+    None once every problem is done, else the problems left after _NEWTON_STEPS (None: all)
+    and their brackets."""
+    ndtri = _special().ndtri
+    los, his, z_as, spreads = lo.tolist(), hi.tolist(), z_alpha.tolist(), spread.tolist()
+    points: list[float] = point.tolist()
+    previous = points
+    active = list(range(len(points)))
+    rows: NDArray[np.intp] | None = None
+    for count in range(_NEWTON_STEPS):
+        tail, slope = search.evaluate(np.array(points), rows)
+        z = ndtri(np.minimum(np.maximum(tail, 0.0), 1.0))
+        gaps, nexts, takens, keep = [], [], [], []
+        for k, (j, z_k, grow, slope_k) in enumerate(
+                zip(active, z.tolist(), np.exp(0.5 * z * z).tolist(), slope.tolist(),
+                    strict=True)):
+            f = z_k - z_as[j]
+            gaps.append(f)
+            here = points[k]
+            los[j] = here if f > 0 else los[j]
+            his[j] = here if f < 0 else his[j]
+            step = float_quotient(-f, slope_k * _SQRT_2PI * grow)
+            nxt = here + step
+            taken = abs(step)
+            inside = nxt >= los[j] and nxt <= his[j]
+            if count:
+                scale, before = abs(nxt), previous[k]
+                if f == 0 or (inside and (
+                        taken <= _NEWTON_LAST * scale
+                        or (before <= _NEWTON_NEAR * float_maximum(scale, spreads[j])
+                            and taken <= 0.25 * before
+                            and taken * taken * taken
+                            <= _NEWTON_RTOL * scale * before * before))):
+                    result[j] = here if f == 0 else nxt
+                    continue
+            keep.append(j)
+            nexts.append(nxt if inside else 0.5 * (los[j] + his[j]))
+            takens.append(taken if inside else math.inf)
+        history.append((rows, np.array(gaps)))
+        if not keep:
+            return None
+        if len(keep) < len(active):
+            active, rows = keep, np.array(keep, dtype=np.intp)
+        points, previous = nexts, takens
+    return rows, np.array([los[j] for j in active]), np.array([his[j] for j in active])
+
+
 def _melded_bracketed_roots(
     xs: FloatArray, ms: FloatArray, ns: FloatArray, al: FloatArray, side: FloatArray,
     t_alpha: FloatArray, t_beta: FloatArray, f_zero: FloatArray, huge: bool,
@@ -768,7 +767,7 @@ def _melded_bracketed_roots(
 
     pos = side > 0
     if huge:
-        t_huge = _HugeTail.of(xs, ms, t_alpha, t_beta)
+        t_huge = _HugeTail.of(xs, ms, t_alpha, t_beta, _TAIL)
 
         def tail(delta: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
             return _melded_tail_huge(delta, xs[idx], ms[idx], t_alpha[idx], t_beta[idx],
