@@ -213,6 +213,8 @@ def as_table(table: Any) -> PairedTable:
             f"columns: B right/wrong), got an array of shape {arr.shape}",
             argument="table",
         )
+    if arr.ndim == 2:  # one table: its cells as scalars, which the checks take fastest
+        return PairedTable(a=arr[0, 0], b=arr[0, 1], c=arr[1, 0], d=arr[1, 1])
     return PairedTable(a=arr[..., 0, 0], b=arr[..., 0, 1], c=arr[..., 1, 0], d=arr[..., 1, 1])
 
 
