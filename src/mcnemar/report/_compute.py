@@ -299,16 +299,7 @@ def _odds_ratio_intervals(
     done = {"exact": np.zeros(size, dtype=bool), "midp": np.zeros(size, dtype=bool)}
     small = np.flatnonzero(has_or & (b + c <= _binomial.SMALL_N))
     if small.size:
-        bs, cs = b[small], c[small]
-        n = bs + cs
-        keys = n * (n + 1) // 2 + bs
-        distinct = np.flatnonzero(np.bincount(keys))
-        lookup = np.empty((int(distinct[-1]) + 1, 5))
-        for key in distinct.tolist():
-            d = (math.isqrt(8 * key + 1) - 1) // 2  # key = d(d + 1)/2 + b with 0 <= b <= d
-            first = key - d * (d + 1) // 2
-            lookup[key] = _small_odds_ratio(first, d - first, alpha)
-        rows = lookup[keys]
+        rows = _small_odds_ratio_rows(b[small], c[small], alpha)
         for j, method in enumerate(("exact", "midp")):
             low, high = blocks[method]
             low[small], high[small] = rows[:, 2 * j], rows[:, 2 * j + 1]
@@ -328,6 +319,28 @@ def _odds_ratio_intervals(
         z = np.full(idx.size, normal_isf(alpha))
         low[idx], high[idx] = _or_wilson(b[idx].astype(np.float64), c[idx].astype(np.float64), z)
     return blocks
+
+
+def _small_odds_ratio_rows(b: IntArray, c: IntArray, alpha: float) -> FloatArray:
+    """:func:`_small_odds_ratio` of each table (b[i], c[i]), b + c <= SMALL_N, as rows; each
+    distinct table is solved once."""
+    if b.size <= _FEW_ROWS:  # a report or a few: no lookup array to build
+        return np.array([_small_odds_ratio(x, y, alpha)
+                         for x, y in zip(b.tolist(), c.tolist(), strict=True)])
+    n = b + c
+    keys = n * (n + 1) // 2 + b
+    distinct = np.flatnonzero(np.bincount(keys))
+    lookup = np.empty((int(distinct[-1]) + 1, 5))
+    for key in distinct.tolist():
+        d = (math.isqrt(8 * key + 1) - 1) // 2  # key = d(d + 1)/2 + b with 0 <= b <= d
+        first = key - d * (d + 1) // 2
+        lookup[key] = _small_odds_ratio(first, d - first, alpha)
+    rows: FloatArray = lookup[keys]
+    return rows
+
+
+#: Up to this many small tables take their odds-ratio rows one by one.
+_FEW_ROWS = 16
 
 
 @functools.lru_cache(maxsize=4096)
