@@ -588,17 +588,21 @@ def log_tails_half_small(k: ArrayLike, n: ArrayLike, *, mid: bool = False) -> Fl
     >>> float(log_tails_half_small(10, 20, mid=True)) == math.log(0.5)
     True
     """
+    if (isinstance(k, np.ndarray) and isinstance(n, np.ndarray) and k.shape == n.shape
+            and 0 < k.size <= _FEW_TAILS):
+        # a few tails (a report): their rows only, the same values as the table's, checked
+        # one by one
+        pairs = list(zip(k.ravel().tolist(), n.ravel().tolist(), strict=True))
+        if not all(0 <= j <= m <= SMALL_N and j == int(j) and m == int(m) for j, m in pairs):
+            raise ValueError(f"the exact small-n tails need whole 0 <= k <= n <= {SMALL_N}")
+        rows = [_exact_half_logs(int(m))[mid][int(j)] for j, m in pairs]
+        return np.array(rows, dtype=np.float64).reshape(k.shape)
     kk, nn = _as_float_pair(k, n)
     if kk.size == 0:
         return np.zeros(kk.shape)
     whole = np.all(kk == np.floor(kk)) and np.all(nn == np.floor(nn))
     if not (whole and np.all((kk >= 0) & (kk <= nn) & (nn <= SMALL_N))):
         raise ValueError(f"the exact small-n tails need whole 0 <= k <= n <= {SMALL_N}")
-    if kk.size <= _FEW_TAILS:
-        # a few tails (a report): their rows only, the same values as the table's
-        pairs = zip(kk.ravel().tolist(), nn.ravel().tolist(), strict=True)
-        rows = [_exact_half_logs(int(m))[mid][int(j)] for j, m in pairs]
-        return np.array(rows, dtype=np.float64).reshape(kk.shape)
     top = int(nn.max())
     size = 16
     while size < top:
