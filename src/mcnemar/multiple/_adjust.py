@@ -91,17 +91,50 @@ def _adjust(flat: FloatArray, method: str) -> FloatArray:
     if method == "bonferroni":
         return np.minimum(1.0, flat * m)
     # Tied p-values get the same adjusted value whatever their order (the step-down maximum
-    # and the step-up minimum absorb the smaller factor), so the faster unstable sort is fine.
-    # The bits of a double >= 0 (or -0.0, which sorts first) order as the values do, and sort
-    # faster as integers.
-    order = np.argsort(flat.view(np.int64))
-    ranked = flat[order]
+    # and the step-up minimum absorb the smaller factor), so any order that sorts them will do.
     if method == "holm":
-        steps = np.maximum.accumulate(np.arange(m, 0, -1, dtype=np.float64) * ranked)
-    else:  # bh
-        steps = np.minimum.accumulate((m / np.arange(1.0, m + 1.0) * ranked)[::-1])[::-1]
+        # p = 0 ranks first and stays 0, and p = 1 becomes 1 whatever its rank: only the others
+        # are sorted (many pairs of a large comparison have a p-value that underflows to 0).
+        out = flat.copy()
+        inner = np.flatnonzero((flat > 0.0) & (flat < 1.0))
+        order, ranked = _sorted(flat[inner])
+        first = m - int(np.count_nonzero(flat == 0.0))  # the factor of the smallest of them
+        factors = np.arange(first, first - inner.size, -1, dtype=np.float64)
+        out[inner[order]] = np.minimum(1.0, np.maximum.accumulate(factors * ranked))
+        return out
+    order, ranked = _sorted(flat)
+    steps = np.minimum.accumulate((m / np.arange(1.0, m + 1.0) * ranked)[::-1])[::-1]  # bh
     out = np.empty(m, dtype=np.float64)
     out[order] = np.minimum(1.0, steps)
     return out
 
 
+def _sorted(values: FloatArray) -> tuple[npt.NDArray[np.intp], FloatArray]:
+    """Indices that sort ``values`` (doubles >= 0, or -0.0) ascending, ties in any order, and
+    the values in that order.
+
+    The bits of a double >= 0 order as its value does. Each value's bits with the low ones
+    replaced by its index form one integer key, and sorting the keys (a plain sort, which takes
+    less than half as long as an argsort) gives the order at once. Values that differ only in
+    the replaced bits come out in the order of their indices: the runs of such values where
+    that is not their order (there are few, if any) are sorted again exactly.
+    """
+    m = values.size
+    shift = max(1, (m - 1).bit_length())
+    keys = values.view(np.int64) >> shift << shift
+    keys |= np.arange(m, dtype=np.int64)
+    keys.sort()
+    order: npt.NDArray[np.intp] = (keys & ((1 << shift) - 1)).astype(np.intp, copy=False)
+    ranked = values[order]
+    down = np.flatnonzero(ranked[1:] < ranked[:-1])
+    if down.size:
+        # the runs of equal high bits around the places where the values go down
+        coarse = keys >> shift
+        high = np.unique(coarse[down])
+        starts = np.searchsorted(coarse, high, side="left")
+        ends = np.searchsorted(coarse, high, side="right")
+        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+            again = np.argsort(ranked[start:end], kind="stable")
+            order[start:end] = order[start:end][again]
+            ranked[start:end] = ranked[start:end][again]
+    return order, ranked
