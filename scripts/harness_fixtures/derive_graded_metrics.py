@@ -42,22 +42,14 @@ from __future__ import annotations
 
 import json
 import shutil
-from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from _expected import char_f1
 
 ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / "tests" / "data" / "io" / "real"
 OUT = ROOT / "tests" / "data" / "io" / "derived"
-
-
-def char_f1(prediction: str, reference: str) -> float:
-    """F1 of the bags of characters (the SQuAD F1 with characters for tokens)."""
-    common = sum((Counter(prediction) & Counter(reference)).values())
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(prediction), common / len(reference)
-    return 2 * precision * recall / (precision + recall)
 
 
 def char_rouge_l(prediction: str, reference: str) -> float:

@@ -46,11 +46,10 @@ import shutil
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from _expected import paired_table
+from _expected import char_f1, paired_table
 from _paths import strip_prefixes
 
 N = 30
@@ -332,7 +331,7 @@ def graded_expected(out: Path) -> dict[str, Any]:
         facts[side] = run_facts(run, "arith_graded", out)
         recs = records(samples(run, "arith_graded")[-1])
         for r in recs:  # the logged value is the F1 of the logged answer
-            assert r["f1"] == _char_f1(r["filtered_resps"][0].strip(), r["target"]), r
+            assert r["f1"] == char_f1(r["filtered_resps"][0].strip(), r["target"]), r
         per_doc = {r["doc_id"]: float(r["f1"]) for r in recs}
         assert len(per_doc) == len(recs), "a document twice"
         scores[side] = per_doc
@@ -354,15 +353,6 @@ def graded_expected(out: Path) -> dict[str, Any]:
         "partial_credit": {side: sorted(i for i in docs if 0 < scores[side][i] < 1)
                            for side in ("a", "b")},
     }
-
-
-def _char_f1(prediction: str, reference: str) -> float:
-    """The F1 of ``GRADED_METRIC``, again, to check the logged values."""
-    common = sum((Counter(prediction) & Counter(reference)).values())
-    if common == 0:
-        return 0.0
-    precision, recall = common / len(prediction), common / len(reference)
-    return 2 * precision * recall / (precision + recall)
 
 
 def _graded_runs(work: Path, out: Path) -> None:
