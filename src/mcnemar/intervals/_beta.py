@@ -63,9 +63,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar._binomial import _stirlerr
+from mcnemar._floats import divide, maximum
 from mcnemar.intervals._result import FloatArray
-from mcnemar.intervals._roots import _float_divide as float_quotient
-from mcnemar.intervals._roots import _float_maximum as float_maximum
 
 #: Both parameters at least this large: :func:`beta_cdf` is accurate to ~1e-14 absolute (the
 #: omitted terms, O(min(a, b)**-1.5) at most, measured below 2e-15 here and 8e-13 at 1e6).
@@ -409,10 +408,10 @@ def _start_floats(x: FloatArray, m: FloatArray, n: FloatArray, z_alpha: FloatArr
         e4 = (gap * e3 + 3.0 * e2) / (s + 3.0)
         y1, y2, y3, y4 = y1 * e1, t2 * e2, t3 * e3, t4 * e4
         mean2 = y1 * y1
-        var = float_maximum(y2 - mean2, 0.0)
+        var = maximum(y2 - mean2, 0.0)
         sd = math.sqrt(var)
-        skew = float_quotient(y3 - y1 * (3.0 * y2 - 2.0 * mean2), sd * var)
-        kurt = float_quotient(y4 - y1 * (4.0 * y3 - y1 * (6.0 * y2 - 3.0 * mean2)),
+        skew = divide(y3 - y1 * (3.0 * y2 - 2.0 * mean2), sd * var)
+        kurt = divide(y4 - y1 * (4.0 * y3 - y1 * (6.0 * y2 - 3.0 * mean2)),
                               var * var) - 3.0
         z = -z_k
         z2 = z * z

@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar._binomial import lower_tail_half
+from mcnemar._floats import divide, maximum
 from mcnemar.intervals._beta import HugeTail as _HugeTail
 from mcnemar.intervals._beta import (
     b_survival,
@@ -39,8 +40,6 @@ from mcnemar.intervals._beta import melded_probe as _melded_probe
 from mcnemar.intervals._beta import melded_start_and_spread as _melded_start_and_spread
 from mcnemar.intervals._result import FloatArray
 from mcnemar.intervals._roots import _ROOT_ATOL, _find_root, _normal_score_gap
-from mcnemar.intervals._roots import _float_divide as float_quotient
-from mcnemar.intervals._roots import _float_maximum as float_maximum
 
 # Fay & Lumbard's melded interval needs one integral per evaluation; Gauss-Legendre on the
 # central (1 - 2e-16) range of the Beta variable is accurate to ~1e-13 here (checked against
@@ -728,7 +727,7 @@ def _newton_floats(search: _MeldedSearch, point: FloatArray, lo: FloatArray, hi:
             here = points[k]
             los[j] = here if f > 0 else los[j]
             his[j] = here if f < 0 else his[j]
-            step = float_quotient(-f, slope_k * _SQRT_2PI * grow)
+            step = divide(-f, slope_k * _SQRT_2PI * grow)
             nxt = here + step
             taken = abs(step)
             inside = nxt >= los[j] and nxt <= his[j]
@@ -736,7 +735,7 @@ def _newton_floats(search: _MeldedSearch, point: FloatArray, lo: FloatArray, hi:
                 scale, before = abs(nxt), previous[k]
                 if f == 0 or (inside and (
                         taken <= _NEWTON_LAST * scale
-                        or (before <= _NEWTON_NEAR * float_maximum(scale, spreads[j])
+                        or (before <= _NEWTON_NEAR * maximum(scale, spreads[j])
                             and taken <= 0.25 * before
                             and taken * taken * taken
                             <= _NEWTON_RTOL * scale * before * before))):

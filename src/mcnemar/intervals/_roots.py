@@ -25,6 +25,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from mcnemar._floats import divide as _float_divide
+from mcnemar._floats import maximum as _float_maximum
+from mcnemar._floats import minimum as _float_minimum
 from mcnemar.intervals._result import FloatArray
 
 # ---------------------------------------------------------------------------------------------
@@ -150,28 +153,6 @@ def _two_sided_floats(solve: Callable[..., float], lower: bool, upper: bool,
     """:func:`_two_sided_arrays` for one table."""
     return (solve(FLOATS, 1.0, *params) if lower else low,
             solve(FLOATS, -1.0, *params) if upper else high)
-
-
-def _float_divide(x: float, y: float) -> float:
-    """x/y on Python floats as numpy gives it: x/0 is an infinity of the quotient's sign, or
-    nan for 0/0 and nan/0."""
-    try:
-        return x / y
-    except ZeroDivisionError:
-        if x == 0 or math.isnan(x):
-            return math.nan
-        return math.copysign(math.inf, x) * math.copysign(1.0, y)
-
-
-def _float_maximum(x: float, y: float) -> float:
-    """np.maximum on Python floats: nan if either is nan, and y of two equal values (numpy's
-    choice between 0.0 and -0.0)."""
-    return x if x > y or x != x else y
-
-
-def _float_minimum(x: float, y: float) -> float:
-    """np.minimum on Python floats, as :func:`_float_maximum`."""
-    return x if x < y or x != x else y
 
 
 def _float_where(condition: bool, x: float, y: float) -> float:

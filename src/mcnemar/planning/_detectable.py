@@ -25,6 +25,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from mcnemar._floats import divide
 from mcnemar.planning._kernel import (
     _connor_mde,
     _connor_mde_one,
@@ -41,7 +42,6 @@ from mcnemar.planning._kernel import (
 from mcnemar.planning._power_path import (
     WIDTH_STEP,
     PowerPath,
-    _divide_one,
     chernoff_window,
     chernoff_windows,
     first_rejecting,
@@ -469,8 +469,8 @@ def _solve_one(
             f1 = slope * scale
             f2 = curve * scale + z * f1 * f1
             denominator = 2.0 * f1 * f1 - f * f2
-            halley = _divide_one(-2.0 * f * f1, denominator)
-            step = halley if math.isfinite(halley) and denominator > 0 else _divide_one(-f, f1)
+            halley = divide(-2.0 * f * f1, denominator)
+            step = halley if math.isfinite(halley) and denominator > 0 else divide(-f, f1)
             if f < 0:
                 lo = x
             if f >= 0:

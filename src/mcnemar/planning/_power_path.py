@@ -52,6 +52,7 @@ import numpy.typing as npt
 from scipy import special
 
 from mcnemar._binomial import _stirlerr
+from mcnemar._floats import divide
 from mcnemar.planning._kernel import _region_rows, _regions
 
 FloatArray = npt.NDArray[np.float64]
@@ -104,15 +105,6 @@ def _log_one(value: float) -> float:
     return -math.inf if value == 0.0 else math.nan
 
 
-def _divide_one(a: float, b: float) -> float:
-    """a / b as numpy divides doubles: +-inf or NaN (0/0, NaN/0) where b is 0."""
-    if b == 0.0:
-        if a == 0.0 or math.isnan(a):
-            return math.nan
-        return math.copysign(math.inf, a) * math.copysign(1.0, b)
-    return a / b
-
-
 def chernoff_window(n: float, psi: float) -> tuple[float, float]:
     """:func:`chernoff_windows` of one element (0 < psi <= 1), in Python floats: the same IEEE
     operations in the same order and numpy's logarithm, so the same window."""
@@ -126,9 +118,9 @@ def chernoff_window(n: float, psi: float) -> tuple[float, float]:
     ends = []
     for u in (mean + t, mean - t):
         rest = n - u
-        up = _log_one(_divide_one(u, mean))
-        down = _log_one(_divide_one(rest, rest_mean))
-        ends.append(u - _divide_one(u * up + rest * down - big_l, up - down))
+        up = _log_one(divide(u, mean))
+        down = _log_one(divide(rest, rest_mean))
+        ends.append(u - divide(u * up + rest * down - big_l, up - down))
     hi = n if math.isnan(ends[0]) else min(ends[0], n)
     lo = 0.0 if math.isnan(ends[1]) else max(ends[1], 0.0)
     return float(np.floor(lo)), float(np.ceil(hi))
@@ -448,7 +440,7 @@ def power_sums_one(path: PowerPath, theta: float, two_sided: bool) -> tuple[floa
         strict=False,
     ):
         value = anchor + p_t * kept - q_t * raised
-        curve = _divide_one(slope_x, p_t) - _divide_one(slope_y, q_t)
+        curve = divide(slope_x, p_t) - divide(slope_y, q_t)
         value = value if math.isnan(value) else min(max(value, 0.0), 1.0)
         out.append((value, slope, _finite_one(curve)))
     if two_sided:
