@@ -43,8 +43,9 @@ Beta distribution for huge parameters that interval needs from 1e9 items on.
 # benchmarks import from here. Each is imported from its module on first use: a report of a
 # table without N (``mcnemar test --b 17 --c 3``) needs only ConfidenceInterval, and the
 # interval modules are a good part of the package's start-up.
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from mcnemar._lazy import lazy_attributes
 
 if TYPE_CHECKING:
     from mcnemar.intervals._difference import DIFFERENCE_METHODS, difference_interval
@@ -89,14 +90,6 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'mcnemar.intervals' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"mcnemar.intervals.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_attributes(
+    __name__, {name: f"{__name__}.{module}" for name, module in _LAZY.items()}, __all__
+)
