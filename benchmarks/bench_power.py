@@ -116,6 +116,7 @@ def main() -> None:
 
 def batch_vs_precise() -> None:
     """The detectable difference of 10,000 report tables, fast search against precise."""
+    from mcnemar._routes import ARRAYS
     from mcnemar.planning import _detectable
     from mcnemar.planning._kernel import _connor_mde, _z_alpha
 
@@ -126,7 +127,7 @@ def batch_vs_precise() -> None:
     keep = (n > 0) & (d > 0)
     n, psi = n[keep], d[keep] / n[keep]
     t_fast, fast = best_of(lambda: minimum_detectable_effect(n, psi).difference, repeat=3)
-    guess = np.nan_to_num(_connor_mde(n, psi, 0.8, _z_alpha(ALPHA, "two-sided")), nan=0.5)
+    guess = np.nan_to_num(_connor_mde(ARRAYS, n, psi, 0.8, _z_alpha(ALPHA, "two-sided")), nan=0.5)
     start = 0.5 + guess / (2 * psi)
 
     def precise() -> np.ndarray:

@@ -6,8 +6,8 @@ for one table, numpy arrays for many.
   (``data/reference/intervals_before.json``, from ``make_intervals_before.py``), alone and
   in a batch.
 * The float route gives the array route's limits bit for bit (a nan's sign aside), for each
-  formula and for random tables, so a table's numbers do not depend on its neighbours; and
-  each float operation is numpy's on the same numbers.
+  formula and for random tables, so a table's numbers do not depend on its neighbours (each
+  float operation is numpy's on the same numbers: ``test_routes.py``).
 * The root finder's searches on floats (one problem, a few in lockstep) take the steps of the
   vectorized one.
 """
@@ -179,43 +179,6 @@ def test_by_table_takes_either_route_for_the_same_limits() -> None:
         alone = _roots.by_table(formula, one)
         batch = _roots.by_table(formula, tuple(np.repeat(x, 3) for x in one))
         assert [_bits(float(x[0])) for x in alone] == [_bits(float(x[1])) for x in batch]
-
-
-# ---------------------------------------------------------------------------------------------
-# The float operations against numpy's
-# ---------------------------------------------------------------------------------------------
-
-special = st.sampled_from([0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 5e-324, 1e308])
-real = st.one_of(special, st.floats(allow_nan=True, allow_infinity=True))
-
-
-@settings(max_examples=400, deadline=None)
-@given(x=real, y=real, condition=st.booleans())
-def test_float_operations_are_numpys(x: float, y: float, condition: bool) -> None:
-    for op in ("maximum", "minimum", "divide"):
-        with np.errstate(all="ignore"):
-            want = float(getattr(ARRAYS, op)(np.array([x]), np.array([y]))[0])
-        assert _bits(getattr(FLOATS, op)(x, y)) == _bits(want), (op, x, y)
-    assert FLOATS.where(condition, x, y) is (x if condition else y)
-    for op in ("isfinite", "isnan", "signbit"):
-        assert getattr(FLOATS, op)(x) == bool(getattr(ARRAYS, op)(np.array([x]))[0])
-    for op, ok in (("sqrt", x >= 0 or math.isnan(x)), ("exp", not x > 709.0), ("log", x > 0)):
-        with np.errstate(all="ignore"):
-            want = float(getattr(ARRAYS, op)(np.array([x]))[0])
-        if ok:
-            assert _bits(getattr(FLOATS, op)(x)) == _bits(want), (op, x)
-        else:
-            with pytest.raises(FLOAT_ROUTE_ERRORS):
-                getattr(FLOATS, op)(x)
-
-
-def test_numpy_exp_and_log_of_one_number_are_those_of_an_array() -> None:
-    # the float route takes exp and log from numpy, whose SIMD loops may differ from libm's
-    rng = np.random.default_rng(5)
-    x = np.concatenate([rng.uniform(-700, 700, 2000), rng.normal(0, 1, 2000)])
-    assert np.array_equal(np.array([FLOATS.exp(v) for v in x.tolist()]), np.exp(x))
-    y = np.abs(x) + 1e-300
-    assert np.array_equal(np.array([FLOATS.log(v) for v in y.tolist()]), np.log(y))
 
 
 # ---------------------------------------------------------------------------------------------

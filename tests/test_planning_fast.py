@@ -13,7 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mcnemar.planning import _detectable, minimum_detectable_effect
+from mcnemar._routes import ARRAYS
+from mcnemar.planning import _detectable, _power_path, minimum_detectable_effect
 from mcnemar.planning._kernel import _binom_sf, _connor_mde, _exact_power, _z_alpha
 from mcnemar.planning._power_path import (
     chernoff_windows,
@@ -42,7 +43,7 @@ def _precise(n: np.ndarray, psi: np.ndarray, target: float, alpha: float, altern
     """The detectable difference by the precise search (what the fast one replaced)."""
     z_a = _z_alpha(alpha, alternative)
     with np.errstate(divide="ignore", invalid="ignore"):
-        guess = np.nan_to_num(_connor_mde(n, psi, target, z_a), nan=0.5) / (2 * psi)
+        guess = np.nan_to_num(_connor_mde(ARRAYS, n, psi, target, z_a), nan=0.5) / (2 * psi)
     start = 0.5 + np.where(psi > 0, guess, 0.25)
     theta, _ = _detectable._solve_theta(n, psi, target, alpha, alternative, method, start)
     out: np.ndarray = psi * (2.0 * theta - 1.0)
@@ -116,14 +117,14 @@ def test_power_sums_and_slopes_match_the_exact_power(alternative: str, method: s
                           int(width[i]), tail, method)
         for theta in rng.uniform(0.5, 1.0, 4):
             th = np.array([theta])
-            value, slope, curve = _detectable._power_and_slopes(path, th,
+            value, slope, curve = _power_path.power_sums(path, th,
                                                                 alternative == "two-sided")
             exact = _exact_power(n[i : i + 1], psi[i : i + 1] * th, psi[i : i + 1] * (1 - th),
                                  0.05, alternative, method)[0]
             assert value[0] == pytest.approx(exact[0], abs=1e-12)
             h = 1e-6
-            up = _detectable._power_and_slopes(path, th + h, alternative == "two-sided")
-            down = _detectable._power_and_slopes(path, th - h, alternative == "two-sided")
+            up = _power_path.power_sums(path, th + h, alternative == "two-sided")
+            down = _power_path.power_sums(path, th - h, alternative == "two-sided")
             scale = max(abs(slope[0]), 1e-3)
             assert (up[0] - down[0])[0] / (2 * h) == pytest.approx(slope[0], abs=1e-5 * scale)
             scale = max(abs(curve[0]), 1e-3)

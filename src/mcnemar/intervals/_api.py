@@ -25,7 +25,7 @@ from mcnemar.intervals._inputs import (
     _Scalar,
 )
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
-from mcnemar.intervals._roots import Limits, Ops, Real
+from mcnemar.intervals._roots import IntervalOps, Limits, Real
 
 
 class TableInterval(Protocol):
@@ -101,7 +101,7 @@ def whole_table_interval(
     return _finish(*limits(name, *cells, level), shape, scalar)
 
 
-def log_wald(xp: Ops, estimate: Real, se: Real, z: Real) -> Limits:
+def log_wald(xp: IntervalOps, estimate: Real, se: Real, z: Real) -> Limits:
     """The Wald interval of a ratio on the log scale, estimate x exp(-+ z se); (0, inf) where
     the estimate is 0, infinite or undefined (the log scale is then undefined too)."""
     bounded = xp.isfinite(estimate) & (estimate > 0)
@@ -109,6 +109,6 @@ def log_wald(xp: Ops, estimate: Real, se: Real, z: Real) -> Limits:
                            xp.logical_not(bounded))
 
 
-def unbounded_where(xp: Ops, low: Real, high: Real, where: Any) -> Limits:
+def unbounded_where(xp: IntervalOps, low: Real, high: Real, where: Any) -> Limits:
     """The limits of a ratio, (0, inf) where the data leave it unbounded."""
     return xp.where(where, 0.0, low), xp.where(where, math.inf, high)

@@ -57,13 +57,14 @@ Bell Labs.
 from __future__ import annotations
 
 import math
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
+from mcnemar import _routes as routes
 from mcnemar._binomial import _stirlerr
-from mcnemar._floats import divide, maximum
+from mcnemar._routes import Real
 from mcnemar.intervals._result import FloatArray
 
 #: Both parameters at least this large: :func:`beta_cdf` is accurate to ~1e-14 absolute (the
@@ -342,11 +343,6 @@ def one_minus_twice_quantile(x: FloatArray, m: FloatArray, alpha: FloatArray,
     return out
 
 
-# The orders of the first four moments (read-only: shared by every call).
-_ORDERS: Final = np.arange(4.0)
-_ORDERS.flags.writeable = False
-
-
 def melded_start_and_spread(
     x: FloatArray, m: FloatArray, n: FloatArray, z_alpha: FloatArray, pos: NDArray[np.bool_]
 ) -> tuple[FloatArray, FloatArray]:
@@ -357,69 +353,43 @@ def melded_start_and_spread(
     T ~ Beta(t_a, N + 1 - t_a) has the moments prod_{j < k} (t_a + j)/(N + 1 + j); those of
     E = 2B - 1, B ~ Beta(p, q), follow E[E^(k+1)] = ((p - q) E[E^k] + k E[E^(k-1)])/(p + q + k),
     free of the cancellation of the binomial sums of B's moments (E is near 0 when B is near
-    1/2).
+    1/2). Up to _FEW problems on Python floats (numpy's cost per call is nearly all of the
+    time on a few), each problem by the same formula (:func:`_cornish_fisher`).
     """
-    if x.size <= _FEW:
-        return _start_floats(x, m, n, z_alpha, pos)
-    t_moments = np.cumprod(((m + pos)[:, None] + _ORDERS) / ((n + 1.0)[:, None] + _ORDERS),
-                           axis=1)
-    gap, s = (x - m) + (x + 1.0), m + 1.0
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        e1 = gap / s
-        e2 = (gap * e1 + 1.0) / (s + 1.0)
-        e3 = (gap * e2 + 2.0 * e1) / (s + 2.0)
-        e4 = (gap * e3 + 3.0 * e2) / (s + 3.0)
-        y1, y2, y3, y4 = t_moments.T * (e1, e2, e3, e4)
-        mean2 = y1 * y1
-        var = np.maximum(y2 - mean2, 0.0)
-        sd = np.sqrt(var)
-        # the standardized third and fourth central moments
-        skew = (y3 - y1 * (3.0 * y2 - 2.0 * mean2)) / (sd * var)
-        kurt = (y4 - y1 * (4.0 * y3 - y1 * (6.0 * y2 - 3.0 * mean2))) / (var * var) - 3.0
-        z = -z_alpha
-        z2 = z * z
-        w = (z + (z2 - 1.0) * skew / 6.0 + (z2 - 3.0) * z * kurt / 24.0
-             - (2.0 * z2 - 5.0) * z * skew * skew / 36.0)
-        out: FloatArray = y1 + sd * w
-    return out, sd
+    start, spread = routes.by_table(_cornish_fisher, (x, m, n, z_alpha, pos), {}, few=_FEW)
+    return start, spread
 
 
-# Up to this many problems :func:`melded_start_and_spread` takes Python floats (numpy's cost
-# per call is nearly all of its time on a few problems).
+# Up to this many problems :func:`melded_start_and_spread` takes Python floats.
 _FEW: Final = 16
 
 
-def _start_floats(x: FloatArray, m: FloatArray, n: FloatArray, z_alpha: FloatArray,
-                  pos: NDArray[np.bool_]) -> tuple[FloatArray, FloatArray]:
-    """:func:`melded_start_and_spread` on Python floats: the same operations in the same
-    order, so the same bits (sqrt is correctly rounded in both)."""
-    starts, spreads = [], []
-    for x_k, m_k, n_k, z_k, pos_k in zip(x.tolist(), m.tolist(), n.tolist(), z_alpha.tolist(),
-                                         pos.tolist(), strict=True):
-        t_a, t_n = m_k + pos_k, n_k + 1.0
-        y1 = (t_a + 0.0) / (t_n + 0.0)
-        t2 = y1 * ((t_a + 1.0) / (t_n + 1.0))
-        t3 = t2 * ((t_a + 2.0) / (t_n + 2.0))
-        t4 = t3 * ((t_a + 3.0) / (t_n + 3.0))
-        gap, s = (x_k - m_k) + (x_k + 1.0), m_k + 1.0
-        e1 = gap / s
-        e2 = (gap * e1 + 1.0) / (s + 1.0)
-        e3 = (gap * e2 + 2.0 * e1) / (s + 2.0)
-        e4 = (gap * e3 + 3.0 * e2) / (s + 3.0)
-        y1, y2, y3, y4 = y1 * e1, t2 * e2, t3 * e3, t4 * e4
-        mean2 = y1 * y1
-        var = maximum(y2 - mean2, 0.0)
-        sd = math.sqrt(var)
-        skew = divide(y3 - y1 * (3.0 * y2 - 2.0 * mean2), sd * var)
-        kurt = divide(y4 - y1 * (4.0 * y3 - y1 * (6.0 * y2 - 3.0 * mean2)),
-                              var * var) - 3.0
-        z = -z_k
-        z2 = z * z
-        w = (z + (z2 - 1.0) * skew / 6.0 + (z2 - 3.0) * z * kurt / 24.0
-             - (2.0 * z2 - 5.0) * z * skew * skew / 36.0)
-        starts.append(y1 + sd * w)
-        spreads.append(sd)
-    return np.array(starts), np.array(spreads)
+def _cornish_fisher(xp: routes.Ops, x: Real, m: Real, n: Real, z_alpha: Real, pos: Any
+                    ) -> tuple[Any, Any]:
+    """:func:`melded_start_and_spread` of one problem (floats) or many (arrays)."""
+    t_a, t_n = m + pos, n + 1.0
+    # T's moments E[T^k] = E[T^(k-1)] (t_a + k - 1)/(t_n + k - 1)
+    t1 = (t_a + 0.0) / (t_n + 0.0)
+    t2 = t1 * ((t_a + 1.0) / (t_n + 1.0))
+    t3 = t2 * ((t_a + 2.0) / (t_n + 2.0))
+    t4 = t3 * ((t_a + 3.0) / (t_n + 3.0))
+    gap, s = (x - m) + (x + 1.0), m + 1.0
+    e1 = gap / s
+    e2 = (gap * e1 + 1.0) / (s + 1.0)
+    e3 = (gap * e2 + 2.0 * e1) / (s + 2.0)
+    e4 = (gap * e3 + 3.0 * e2) / (s + 3.0)
+    y1, y2, y3, y4 = t1 * e1, t2 * e2, t3 * e3, t4 * e4
+    mean2 = y1 * y1
+    var = xp.maximum(y2 - mean2, 0.0)
+    sd = xp.sqrt(var)
+    # the standardized third and fourth central moments
+    skew = xp.divide(y3 - y1 * (3.0 * y2 - 2.0 * mean2), sd * var)
+    kurt = xp.divide(y4 - y1 * (4.0 * y3 - y1 * (6.0 * y2 - 3.0 * mean2)), var * var) - 3.0
+    z = -z_alpha
+    z2 = z * z
+    w = (z + (z2 - 1.0) * skew / 6.0 + (z2 - 3.0) * z * kurt / 24.0
+         - (2.0 * z2 - 5.0) * z * skew * skew / 36.0)
+    return y1 + sd * w, sd
 
 
 def melded_probe(

@@ -16,8 +16,8 @@ from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     _ROOT_ATOL,
     ARRAYS,
+    IntervalOps,
     Limits,
-    Ops,
     Real,
     _find_root_from,
     _larger_quadratic_root,
@@ -38,7 +38,7 @@ DIFFERENCE_METHODS: Final[tuple[str, ...]] = names(DIFFERENCE_INTERVALS)
 # mcnemar.intervals._roots (arrays of tables, or one table's Python floats).
 
 
-def _wald(xp: Ops, b: Real, c: Real, n: Real, z: Real, correction: float) -> Limits:
+def _wald(xp: IntervalOps, b: Real, c: Real, n: Real, z: Real, correction: float) -> Limits:
     """(b - c)/n -+ z sqrt(b + c - (|b - c| - correction)^2/n)/n."""
     gap: Any = b - c
     delta = gap / n
@@ -49,20 +49,20 @@ def _wald(xp: Ops, b: Real, c: Real, n: Real, z: Real, correction: float) -> Lim
     return delta - z * se, delta + z * se
 
 
-def _diff_wald(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _diff_wald(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     return _wald(xp, b, c, a + b + c + d, z, correction=0.0)
 
 
-def _diff_wald_cc(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _diff_wald_cc(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     return _wald(xp, b, c, a + b + c + d, z, correction=1.0)
 
 
-def _diff_agresti_min(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _diff_agresti_min(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     # Wald after adding 1/2 to every cell: the plain Wald formula on the shifted table.
     return _wald(xp, b + 0.5, c + 0.5, a + b + c + d + 2.0, z, correction=0.0)
 
 
-def _diff_bonett_price(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _diff_bonett_price(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     n2 = a + b + c + d + 2.0
     p12 = (b + 1.0) / n2
     p21 = (c + 1.0) / n2
@@ -71,7 +71,7 @@ def _diff_bonett_price(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> 
     return gap - z * se, gap + z * se
 
 
-def _square_and_add(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real,
+def _square_and_add(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real,
                     corrected: bool) -> Limits:
     p1, l1, u1, p2, l2, u2 = _paired_wilson(xp, a, b, c, d, z)
     cross = a * d - b * c
@@ -91,15 +91,15 @@ def _square_and_add(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real,
     return low, high
 
 
-def _diff_newcombe(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _diff_newcombe(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     return _square_and_add(xp, a, b, c, d, z, corrected=True)
 
 
-def _diff_newcombe_plain(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _diff_newcombe_plain(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     return _square_and_add(xp, a, b, c, d, z, corrected=False)
 
 
-def _tango_score(xp: Ops, delta0: Real, b: Real, c: Real, n: Real) -> Any:
+def _tango_score(xp: IntervalOps, delta0: Real, b: Real, c: Real, n: Real) -> Any:
     """Tango's score statistic for H0: difference = delta0."""
     p21 = _larger_quadratic_root(
         xp, 2.0 * n, -b - c + (2.0 * n - b + c) * delta0, -c * delta0 * (1.0 - delta0)
@@ -116,7 +116,7 @@ def _tango_statistic(delta0: FloatArray, b: FloatArray, c: FloatArray, n: FloatA
         return np.asarray(_tango_score(ARRAYS, delta0, b, c, n), dtype=np.float64)
 
 
-def _tango_excess(xp: Ops, delta0: Real, sign: Real, b: Real, c: Real, n: Real,
+def _tango_excess(xp: IntervalOps, delta0: Real, sign: Real, b: Real, c: Real, n: Real,
                   z: Real) -> Any:
     """T - z for a lower limit (sign 1) and -T - z = -(T + z) for an upper one (sign -1):
     positive beyond the limit, -z at delta_hat."""
@@ -127,7 +127,7 @@ def _tango_excess(xp: Ops, delta0: Real, sign: Real, b: Real, c: Real, n: Real,
 _EDGE = 2.0**-40
 
 
-def _tango_probe(xp: Ops, excess: Any, probe: Real, centre: Real, f_centre: Real,
+def _tango_probe(xp: IntervalOps, excess: Any, probe: Real, centre: Real, f_centre: Real,
                  edge: Real) -> tuple[Any, Any, Any, Any, Any]:
     """The search brackets of Tango limits: the far ends and the excess there, the near ends
     and the excess there, and whether each limit is inside (-1, 1) at all.
@@ -150,7 +150,7 @@ def _tango_probe(xp: Ops, excess: Any, probe: Real, centre: Real, f_centre: Real
     return far, f_far, near, f_near, f_far > 0
 
 
-def _tango_limit(xp: Ops, sign: Real, b: Real, c: Real, n: Real, z: Real, delta: Real,
+def _tango_limit(xp: IntervalOps, sign: Real, b: Real, c: Real, n: Real, z: Real, delta: Real,
                  half: Real) -> Any:
     """Tango limits of tables with N > 0: lower where ``sign`` is 1 (T(L) = z on
     (-1, delta_hat); T decreases and T(delta_hat) = 0), upper where it is -1 (T(U) = -z on
@@ -165,7 +165,7 @@ def _tango_limit(xp: Ops, sign: Real, b: Real, c: Real, n: Real, z: Real, delta:
     return xp.where(inside, root, -sign)
 
 
-def _diff_tango(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _diff_tango(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     n = a + b + c + d
     delta = (b - c) / n
     # Wald's limits, moved a tenth of their distance from delta_hat outwards: a probe
@@ -348,14 +348,14 @@ def _difference_limits(
     return by_table(_difference, (a, b, c, d, _z(level)), formula=_DIFFERENCE_IMPL[method])
 
 
-def _difference(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real, *,
+def _difference(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real, *,
                 formula: Callable[..., Limits]) -> Limits:
     """A method's limits, truncated to [-1, 1] and nan without items."""
     low, high = formula(xp, a, b, c, d, z)
     return _in_range(xp, low, high, a + b + c + d)
 
 
-def _in_range(xp: Ops, low: Real, high: Real, n: Real) -> Limits:
+def _in_range(xp: IntervalOps, low: Real, high: Real, n: Real) -> Limits:
     # np.clip(x, -1, 1), without its cost per call on small arrays. Without items there is
     # no difference to estimate, whatever a method's pseudo-counts say.
     empty = n == 0

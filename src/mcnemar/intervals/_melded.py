@@ -20,13 +20,13 @@ from __future__ import annotations
 import functools
 import math
 from types import ModuleType
-from typing import Final, NamedTuple, TypeAlias, cast
+from typing import Any, Final, NamedTuple, TypeAlias, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar._binomial import lower_tail_half
-from mcnemar._floats import divide, maximum
+from mcnemar._routes import ARRAYS, FLOATS, Ops, Real
 from mcnemar.intervals._beta import HugeTail as _HugeTail
 from mcnemar.intervals._beta import (
     b_survival,
@@ -274,15 +274,6 @@ def _move_rules() -> tuple[tuple[FloatArray, FloatArray, float], ...]:
         x, w = legendre.leggauss(points)
         rules.append((_frozen(x + 1.0), _frozen(w), float(reach)))
     return tuple(rules)
-
-
-def _melded_start(
-    x: FloatArray, m: FloatArray, n: FloatArray, alpha: FloatArray, pos: NDArray[np.bool_]
-) -> FloatArray:
-    """The Cornish-Fisher estimate of the melded upper limit: the 1 - alpha quantile of
-    Y = T(2B - 1) from its first four moments (T and B independent Beta variables, of the
-    side of 0 the limit lies on), typically within 1e-4 of the limit (relative)."""
-    return _melded_start_and_spread(x, m, n, _special().ndtri(alpha), pos)[0]
 
 
 # Rows of the per-problem arrays: all of them, or some.
@@ -613,13 +604,59 @@ def _melded_newton(
     return out
 
 
+class _Step(NamedTuple):
+    """A Newton step of one problem (floats) or many (arrays): the gap f at the point, the
+    new bracket, whether the search ends here and with what limit, the next point and the
+    length of the step to it (inf after a bisection)."""
+
+    f: Any
+    lo: Any
+    hi: Any
+    done: Any
+    limit: Any
+    point: Any
+    taken: Any
+
+
+def _newton_step(xp: Ops, point: Real, lo: Real, hi: Real, tail: Real, slope: Real,
+                 z_alpha: Real, previous: Real, spread: Real) -> _Step:
+    """The Newton step of :func:`_melded_newton_group` from ``point`` (the tail and its
+    derivative there) in the bracket [lo, hi], after a step of length ``previous``.
+
+    The gap f = Phi^-1(tail) - Phi^-1(alpha) decreases in delta, d(gap)/d(delta) =
+    slope / phi(z); a step out of the bracket is a bisection. The search ends where the gap is
+    0, or the step is below _NEWTON_LAST of the limit, or the error estimate from the two
+    last steps is below _NEWTON_RTOL of it (once the steps are small against the length over
+    which the gap bends: the spread of T(2B - 1) or the limit itself). The caller reads
+    ``done`` from the second step on (the estimate needs the step before).
+    """
+    z = xp.ndtri(xp.minimum(xp.maximum(tail, 0.0), 1.0))
+    f = z - z_alpha
+    lo = xp.where(f > 0, point, lo)
+    hi = xp.where(f < 0, point, hi)
+    step = xp.divide(-f, slope * _SQRT_2PI * xp.exp(0.5 * z * z))
+    nxt = point + step
+    taken = xp.abs(step)
+    inside = (nxt >= lo) & (nxt <= hi)
+    scale = xp.abs(nxt)
+    done = (f == 0) | (inside & (
+        (taken <= _NEWTON_LAST * scale)
+        | ((previous <= _NEWTON_NEAR * xp.maximum(scale, spread))
+           & (taken <= 0.25 * previous)
+           & (taken * taken * taken <= _NEWTON_RTOL * scale * previous * previous))
+    ))
+    return _Step(f, lo, hi, done, xp.where(f == 0, point, nxt),
+                 xp.where(inside, nxt, 0.5 * (lo + hi)), xp.where(inside, taken, math.inf))
+
+
 def _melded_newton_group(
     x: FloatArray, m: FloatArray, alpha: FloatArray, z_alpha: FloatArray,
     pos: NDArray[np.bool_], t_alpha: FloatArray, t_beta: FloatArray, t_lo: FloatArray,
     t_hi: FloatArray, p_zero: FloatArray, start: FloatArray, spread: FloatArray,
 ) -> FloatArray:
-    """:func:`_melded_newton` for one group of problems (z_alpha = Phi^-1(alpha))."""
-    ndtri = _special().ndtri
+    """:func:`_melded_newton` for one group of problems (z_alpha = Phi^-1(alpha)): the steps
+    of :func:`_newton_step`, for up to _NEWTON_FEW problems on Python floats
+    (:func:`_newton_floats`)."""
     # the gap decreases in delta: positive below the root; the bracket is [lo, hi]
     lo = cast(FloatArray, pos - 1.0)
     hi = cast(FloatArray, pos + 0.0)
@@ -628,7 +665,7 @@ def _melded_newton_group(
     history: list[tuple[NDArray[np.intp] | None, FloatArray]] = []
     result = np.empty(x.size)
     active: NDArray[np.intp] | None = None
-    previous = point
+    previous = np.full(x.size, np.inf)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         search = _MeldedSearch(x, m, t_alpha, t_beta, t_lo, t_hi)
         if x.size <= _NEWTON_FEW:
@@ -638,43 +675,21 @@ def _melded_newton_group(
             active, lo, hi = left
         for count in range(0 if x.size > _NEWTON_FEW else _NEWTON_STEPS, _NEWTON_STEPS):
             tail, slope = search.evaluate(point, active)
-            z = ndtri(np.minimum(np.maximum(tail, 0.0), 1.0))
-            f = z - z_alpha
-            history.append((active, f))
-            lo = np.where(f > 0, point, lo)
-            hi = np.where(f < 0, point, hi)
-            # d(gap)/d(delta) = slope / phi(z)
-            step = -f / (slope * _SQRT_2PI * np.exp(0.5 * z * z))
-            nxt = point + step
-            taken = np.abs(step)
-            inside = (nxt >= lo) & (nxt <= hi)
-            # (a first step ends nothing: its error estimate needs the step before it)
+            step = _newton_step(ARRAYS, point, lo, hi, tail, slope, z_alpha, previous, spread)
+            history.append((active, step.f))
+            lo, hi, point, previous = step.lo, step.hi, step.point, step.taken
             if count:
-                scale = np.abs(nxt)
-                # the error estimate holds once the steps are small against the length over
-                # which the gap bends (the spread of T(2B - 1) or the limit itself)
-                done = (f == 0) | (inside & (
-                    (taken <= _NEWTON_LAST * scale)
-                    | ((previous <= _NEWTON_NEAR * np.maximum(scale, spread))
-                       & (taken <= 0.25 * previous)
-                       & (taken * taken * taken <= _NEWTON_RTOL * scale * previous * previous))
-                ))
+                done = step.done
                 if done.all():
-                    result[_ALL if active is None else active] = np.where(f == 0, point, nxt)
+                    result[_ALL if active is None else active] = step.limit
                     return result
                 if done.any():
                     here = done.nonzero()[0]
-                    result[here if active is None else active[here]] = np.where(
-                        f[here] == 0, point[here], nxt[here])
+                    result[here if active is None else active[here]] = step.limit[here]
                     rest = (~done).nonzero()[0]
                     active = rest if active is None else active[rest]
                     z_alpha, lo, hi, spread = z_alpha[rest], lo[rest], hi[rest], spread[rest]
-                    nxt, inside, taken = nxt[rest], inside[rest], taken[rest]
-            if inside.all():
-                point, previous = nxt, taken
-            else:
-                point = np.where(inside, nxt, 0.5 * (lo + hi))
-                previous = np.where(inside, taken, np.inf)
+                    point, previous = point[rest], previous[rest]
     # The bracketing search from the bracket, with the gaps at its ends.
     remaining = np.arange(x.size) if active is None else active
     f_zero = _normal_score_gap(p_zero, alpha)
@@ -704,46 +719,30 @@ def _newton_floats(search: _MeldedSearch, point: FloatArray, lo: FloatArray, hi:
                    z_alpha: FloatArray, spread: FloatArray, result: FloatArray,
                    history: list[tuple[NDArray[np.intp] | None, FloatArray]],
                    ) -> tuple[NDArray[np.intp] | None, FloatArray, FloatArray] | None:
-    """The steps of :func:`_melded_newton_group` on Python floats: the same operations in the
-    same order (numpy's only where a function is not a correctly rounded operation), so the
-    same limits. Writes the limits found to ``result`` and the gaps to ``history``; returns
-    None once every problem is done, else the problems left after _NEWTON_STEPS (None: all)
-    and their brackets."""
-    ndtri = _special().ndtri
+    """The steps of :func:`_melded_newton_group` on Python floats, problem by problem
+    (:func:`_newton_step` on :data:`~mcnemar._routes.FLOATS`: the same limits). Writes the
+    limits found to ``result`` and the gaps to ``history``; returns None once every problem
+    is done, else the problems left after _NEWTON_STEPS (None: all) and their brackets."""
     los, his, z_as, spreads = lo.tolist(), hi.tolist(), z_alpha.tolist(), spread.tolist()
     points: list[float] = point.tolist()
-    previous = points
+    previous = [math.inf] * len(points)
     active = list(range(len(points)))
     rows: NDArray[np.intp] | None = None
     for count in range(_NEWTON_STEPS):
         tail, slope = search.evaluate(np.array(points), rows)
-        z = ndtri(np.minimum(np.maximum(tail, 0.0), 1.0))
         gaps, nexts, takens, keep = [], [], [], []
-        for k, (j, z_k, grow, slope_k) in enumerate(
-                zip(active, z.tolist(), np.exp(0.5 * z * z).tolist(), slope.tolist(),
-                    strict=True)):
-            f = z_k - z_as[j]
-            gaps.append(f)
-            here = points[k]
-            los[j] = here if f > 0 else los[j]
-            his[j] = here if f < 0 else his[j]
-            step = divide(-f, slope_k * _SQRT_2PI * grow)
-            nxt = here + step
-            taken = abs(step)
-            inside = nxt >= los[j] and nxt <= his[j]
-            if count:
-                scale, before = abs(nxt), previous[k]
-                if f == 0 or (inside and (
-                        taken <= _NEWTON_LAST * scale
-                        or (before <= _NEWTON_NEAR * maximum(scale, spreads[j])
-                            and taken <= 0.25 * before
-                            and taken * taken * taken
-                            <= _NEWTON_RTOL * scale * before * before))):
-                    result[j] = here if f == 0 else nxt
-                    continue
+        for k, (j, tail_k, slope_k) in enumerate(
+                zip(active, tail.tolist(), slope.tolist(), strict=True)):
+            step = _newton_step(FLOATS, points[k], los[j], his[j], tail_k, slope_k, z_as[j],
+                                previous[k], spreads[j])
+            gaps.append(step.f)
+            los[j], his[j] = step.lo, step.hi
+            if count and step.done:
+                result[j] = step.limit
+                continue
             keep.append(j)
-            nexts.append(nxt if inside else 0.5 * (los[j] + his[j]))
-            takens.append(taken if inside else math.inf)
+            nexts.append(step.point)
+            takens.append(step.taken)
         history.append((rows, np.array(gaps)))
         if not keep:
             return None

@@ -13,8 +13,8 @@ from mcnemar.intervals._inputs import _check_method, _finish, _Limits, _prepare,
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
     ARRAYS,
+    IntervalOps,
     Limits,
-    Ops,
     Real,
     _find_root,
     _normal_score_gap,
@@ -83,7 +83,7 @@ def _or_midp(b: FloatArray, c: FloatArray, alpha: FloatArray) -> _Limits:
         return low_b / (1.0 - low_b), (1.0 - low_c) / low_c
 
 
-def _or_wilson_limits(xp: Ops, b: Real, c: Real, z: Real) -> Limits:
+def _or_wilson_limits(xp: IntervalOps, b: Real, c: Real, z: Real) -> Limits:
     # Wilson limits are symmetric: 1 - u(b) = l(c), so mu/(1 - mu) = l(b)/u(c) and u(b)/l(c).
     lb, ub = _wilson(xp, b, b + c, z)
     lc, uc = _wilson(xp, c, b + c, z)
@@ -96,7 +96,7 @@ def _or_wilson(b: FloatArray, c: FloatArray, z: FloatArray) -> tuple[FloatArray,
     return by_table(_or_wilson_limits, (b, c, z))
 
 
-def _or_wald(xp: Ops, b: Real, c: Real, z: Real, *, add: float) -> Limits:
+def _or_wald(xp: IntervalOps, b: Real, c: Real, z: Real, *, add: float) -> Limits:
     bb, cc = b + add, c + add
     estimate = xp.divide(bb, cc)
     se = xp.sqrt(xp.divide(1.0, bb) + xp.divide(1.0, cc))
@@ -104,7 +104,7 @@ def _or_wald(xp: Ops, b: Real, c: Real, z: Real, *, add: float) -> Limits:
     return log_wald(xp, estimate, se, z)
 
 
-def _or_unbounded(xp: Ops, b: Real, c: Real, z: Real, *, formula: Callable[..., Limits],
+def _or_unbounded(xp: IntervalOps, b: Real, c: Real, z: Real, *, formula: Callable[..., Limits],
                   **options: float) -> Limits:
     """A formula's limits, and (0, inf) without discordant pairs."""
     low, high = formula(xp, b, c, z, **options)

@@ -12,8 +12,8 @@ from mcnemar.intervals._api import log_wald, table_interval, unbounded_where, wh
 from mcnemar.intervals._inputs import _z
 from mcnemar.intervals._result import ConfidenceInterval, FloatArray
 from mcnemar.intervals._roots import (
+    IntervalOps,
     Limits,
-    Ops,
     Real,
     _find_root_from,
     _larger_quadratic_root,
@@ -35,14 +35,14 @@ RATIO_METHODS: Final[tuple[str, ...]] = names(RATIO_INTERVALS)
 # mcnemar.intervals._roots (arrays of tables, or one table's Python floats).
 
 
-def _ratio_wald(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _ratio_wald(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     estimate = xp.divide(a + b, a + c)
     se = xp.sqrt((b + c) / ((a + b) * (a + c)))
     # A zero margin leaves the log scale undefined: the interval is the whole half-line.
     return log_wald(xp, estimate, se, z)
 
 
-def _tang_score(xp: Ops, phi0: Real, a: Real, b: Real, c: Real, n: Real) -> Any:
+def _tang_score(xp: IntervalOps, phi0: Real, a: Real, b: Real, c: Real, n: Real) -> Any:
     """Tang, Tang & Chan's score statistic for H0: ratio = phi0."""
     p21 = _larger_quadratic_root(
         xp,
@@ -54,14 +54,14 @@ def _tang_score(xp: Ops, phi0: Real, a: Real, b: Real, c: Real, n: Real) -> Any:
     return ((a + b) - (a + c) * phi0) / xp.sqrt(variance)
 
 
-def _tang_excess(xp: Ops, s: Real, sign: Real, a: Real, b: Real, c: Real, n: Real,
+def _tang_excess(xp: IntervalOps, s: Real, sign: Real, a: Real, b: Real, c: Real, n: Real,
                  z: Real) -> Any:
     """At phi0 = exp(s): T - z for a lower limit (sign 1), -(T + z) for an upper one (sign
     -1); positive below the lower root and above the upper one."""
     return sign * _tang_score(xp, xp.exp(s), a, b, c, n) - z
 
 
-def _tang_limit(xp: Ops, sign: Real, a: Real, b: Real, c: Real, n: Real, z: Real,
+def _tang_limit(xp: IntervalOps, sign: Real, a: Real, b: Real, c: Real, n: Real, z: Real,
                 estimate: Real) -> Any:
     """Tang limits, searched on the log scale, for tables with a finite positive estimate:
     lower limits where ``sign`` is 1, upper ones where it is -1."""
@@ -96,7 +96,7 @@ def _tang_limit(xp: Ops, sign: Real, a: Real, b: Real, c: Real, n: Real, z: Real
     return xp.where(f_far > 0, xp.exp(root), xp.where(lower, 0.0, math.inf))
 
 
-def _ratio_tang(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _ratio_tang(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     # The variance in the statistic cancels as phi0 -> 0 (it loses ~6 digits at phi0 ~ 1e-5),
     # while it is well conditioned for large phi0. The interval respects the swap of the
     # systems (L(b, c) = 1/U(c, b)), so tables with an estimate below 1 are solved swapped.
@@ -114,7 +114,7 @@ def _ratio_tang(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
             xp.where(flip, xp.divide(1.0, low), high))
 
 
-def _ratio_bonett_price(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _ratio_bonett_price(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     n_star = a + b + c
     x1 = a + b
     x2 = a + c
@@ -127,7 +127,7 @@ def _ratio_bonett_price(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) ->
     return unbounded_where(xp, l1 / u2, xp.divide(u1, l2), n_star == 0)
 
 
-def _mover_discriminant(xp: Ops, p1: Real, p2: Real, x: Real, y: Real, rho: Real) -> Any:
+def _mover_discriminant(xp: IntervalOps, p1: Real, p2: Real, x: Real, y: Real, rho: Real) -> Any:
     """beta^2 - alpha q of the MOVER ratio quadratic, expanded without cancellation.
 
     With beta = p1 p2 - rho x y, alpha = p2^2 - y^2 and q = p1^2 - x^2 the discriminant is
@@ -140,7 +140,7 @@ def _mover_discriminant(xp: Ops, p1: Real, p2: Real, x: Real, y: Real, rho: Real
     return xp.maximum(disc, 0.0)
 
 
-def _ratio_mover_wilson(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
+def _ratio_mover_wilson(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> Limits:
     p1, l1, u1, p2, l2, u2 = _paired_wilson(xp, a, b, c, d, z)
     corr = _paired_correlation(xp, a, b, c, d, a * d - b * c)
     div = xp.divide

@@ -1,12 +1,11 @@
-"""Numerical tools shared by the intervals, and the two routes their formulas run on.
+"""Numerical tools shared by the intervals, and the routes their formulas run on.
 
 Every formula of an interval is written once, over ``+ - * /``, comparisons and the operations
-of an :class:`Ops`, and runs on one of two routes: :data:`ARRAYS` (numpy, elementwise over
-many tables) or :data:`FLOATS` (Python floats, one table, without numpy's cost per call on
-arrays of one element). :func:`by_table` picks the route. Python floats and numpy's float64
-arrays round ``+ - * /`` and the square root the same way (IEEE 754), and the float operations
-of :data:`FLOATS` give numpy's results bit for bit, so a table gets the same limits alone
-or in a batch (the tests compare the routes).
+of an :class:`IntervalOps`, and runs on one of two routes: :data:`ARRAYS` (numpy, elementwise
+over many tables) or :data:`FLOATS` (Python floats, one table): the routes of
+:mod:`mcnemar._routes` with the interval searches' own operations (the root finder and how it
+is called). :func:`by_table` picks the route, and a table gets the same limits alone or in a
+batch (the tests compare the routes).
 
 Also here: the bracketed root finder of the score intervals (vectorized over problems, each
 stopping on its own, and its search for one problem on floats), the larger root of a
@@ -17,7 +16,6 @@ correlation that the MOVER intervals start from.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
@@ -25,34 +23,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from mcnemar._floats import divide as _float_divide
-from mcnemar._floats import maximum as _float_maximum
-from mcnemar._floats import minimum as _float_minimum
+from mcnemar import _routes
+from mcnemar._routes import Real
 from mcnemar.intervals._result import FloatArray
 
 # ---------------------------------------------------------------------------------------------
 # The two routes
 # ---------------------------------------------------------------------------------------------
 
-#: A Python float (one table, :data:`FLOATS`) or a float64 array (many, :data:`ARRAYS`).
-Real = float | FloatArray
 #: A formula's two limits on either route.
 Limits = tuple[Any, Any]
 
 
 @dataclass(frozen=True, slots=True)
-class Ops:
-    """The operations, beyond ``+ - * /`` and comparisons, of the formulas written once for
-    both routes; ``xp`` in their signatures.
-
-    On :data:`FLOATS` each gives numpy's float64 result bit for bit, with one difference:
-    where numpy would divide by zero with ``/``, take the square root of a negative number,
-    overflow in ``exp`` or take the log of a number that is not positive, Python raises
-    (ZeroDivisionError, ValueError, OverflowError), and :func:`by_table` computes that table on
-    arrays instead. ``divide`` is the division that never raises, for the quotients that a
-    valid table may leave undefined (x/0 is then an infinity or nan, as in numpy; its nan
-    for 0/0 may differ from numpy's in the sign bit, so the formulas only ever discard one or
-    test it with ``isnan``).
+class IntervalOps(_routes.Ops):
+    """The operations of :class:`mcnemar._routes.Ops` and those of the interval searches.
 
     ``call_where(mask, f, x)`` is the objective ``f`` at ``x`` where ``mask`` holds and nan
     elsewhere, evaluated only there; ``bind(fn, *params)`` the objective ``fn(xp, x, *params)``
@@ -62,18 +47,6 @@ class Ops:
     (:func:`_two_sided_arrays`).
     """
 
-    sqrt: Callable[[Any], Any]
-    maximum: Callable[[Any, Any], Any]
-    minimum: Callable[[Any, Any], Any]
-    where: Callable[[Any, Any, Any], Any]
-    isfinite: Callable[[Any], Any]
-    isnan: Callable[[Any], Any]
-    signbit: Callable[[Any], Any]
-    logical_not: Callable[[Any], Any]
-    any: Callable[[Any], bool]
-    divide: Callable[[Any, Any], Any]
-    exp: Callable[[Any], Any]
-    log: Callable[[Any], Any]
     call_where: Callable[[Any, Callable[..., Any], Any], Any]
     bind: Callable[..., Callable[..., Any]]
     find_root: Callable[..., Any]
@@ -81,33 +54,21 @@ class Ops:
 
 
 #: The exceptions of the float route where numpy would give an infinity or nan.
-FLOAT_ROUTE_ERRORS = (ZeroDivisionError, ValueError, OverflowError)
+FLOAT_ROUTE_ERRORS = _routes.FLOAT_ROUTE_ERRORS
 
 
 def by_table(formula: Callable[..., Limits], cells: tuple[FloatArray, ...], /,
              **static: Any) -> tuple[FloatArray, FloatArray]:
     """``formula(xp, *cells, **static)``, a formula's (low, high) for flat float64 arrays of
-    tables (all of one size): on Python floats for a single table, on the arrays otherwise.
+    tables (all of one size): on Python floats for a single table, on the arrays otherwise
+    (:func:`mcnemar._routes.by_table`).
 
     A single table whose float route raises (a zero count where the formula divides by it,
-    see :class:`Ops`) is computed on arrays, so each table's route depends on that table
-    alone. The array route runs under one ``np.errstate``: the formulas let x/0 and the like
-    give infinities and nans and choose among them.
+    see :class:`mcnemar._routes.Ops`) is computed on arrays, so each table's route depends on
+    that table alone.
     """
-    if cells[0].size == 1:
-        try:
-            low, high = formula(FLOATS, *(float(x[0]) for x in cells), **static)
-        except FLOAT_ROUTE_ERRORS:
-            pass
-        else:
-            return np.array([low]), np.array([high])
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        low, high = formula(ARRAYS, *cells, **static)
+    low, high = _routes.by_table(formula, cells, static, routes=(FLOATS, ARRAYS))
     return low, high
-
-
-def _array_any(mask: NDArray[np.bool_]) -> bool:
-    return bool(mask.any())
 
 
 def _array_call_where(mask: NDArray[np.bool_], f: _Objective, x: FloatArray) -> FloatArray:
@@ -155,35 +116,6 @@ def _two_sided_floats(solve: Callable[..., float], lower: bool, upper: bool,
             solve(FLOATS, -1.0, *params) if upper else high)
 
 
-def _float_where(condition: bool, x: float, y: float) -> float:
-    return x if condition else y
-
-
-def _float_signbit(x: float) -> bool:
-    # Only 0, -0 and nan need the sign bit itself; comparisons settle the rest sooner.
-    return x < 0.0 or (not x > 0.0 and math.copysign(1.0, x) < 0.0)
-
-
-# np.exp overflows from 709.78 on; the float route leaves what is near it to arrays rather than
-# catch numpy's warning.
-_EXP_MAX = 709.0
-
-
-def _float_exp(x: float) -> float:
-    """np.exp on a Python float: numpy's own, since on CPUs with AVX-512 its SIMD exp and
-    math.exp differ in the last bit for some arguments."""
-    if x > _EXP_MAX:
-        raise OverflowError("exp overflows")
-    return float(np.exp(x))
-
-
-def _float_log(x: float) -> float:
-    """np.log on a positive Python float (numpy's, as for :func:`_float_exp`)."""
-    if not x > 0:
-        raise ValueError("log of a number that is not positive")
-    return float(np.log(x))
-
-
 def _float_call_where(mask: bool, f: Callable[[float], float], x: float) -> float:
     return f(x) if mask else math.nan
 
@@ -212,7 +144,7 @@ _State = tuple[Any, Any, Any, Any, Any, Any, Any]
 _FEW = 4
 
 
-def _scale(xp: Ops, left: Real, right: Real, nearer: bool) -> Any:
+def _scale(xp: IntervalOps, left: Real, right: Real, nearer: bool) -> Any:
     """What the relative tolerance of :func:`_find_root` multiplies, per bracket [left, right]
     (left <= right).
 
@@ -227,7 +159,7 @@ def _scale(xp: Ops, left: Real, right: Real, nearer: bool) -> Any:
     return xp.maximum(xp.maximum(left, -right), 0.0)
 
 
-def _start(xp: Ops, lo: Real, hi: Real, f_lo: Real, f_hi: Real, atol: float, rtol: float,
+def _start(xp: IntervalOps, lo: Real, hi: Real, f_lo: Real, f_hi: Real, atol: float, rtol: float,
            nearer: bool) -> tuple[Any, Any]:
     """The root of a bracket that needs no search (an end where f is 0, or the midpoint of a
     bracket within the tolerance already), and whether it needs none."""
@@ -237,7 +169,7 @@ def _start(xp: Ops, lo: Real, hi: Real, f_lo: Real, f_hi: Real, atol: float, rto
     return xp.where(f_lo == 0, lo, xp.where(f_hi == 0, hi, 0.5 * (lo + hi))), settled
 
 
-def _next_point(xp: Ops, state: _State, atol: float, rtol: float,
+def _next_point(xp: IntervalOps, state: _State, atol: float, rtol: float,
                 nearer: bool) -> tuple[Any, tuple[Any, Any, Any]]:
     """The next point to evaluate, and what :func:`_advance` needs of this step.
 
@@ -257,7 +189,7 @@ def _next_point(xp: Ops, state: _State, atol: float, rtol: float,
     return x, (use_secant, width, tol)
 
 
-def _advance(xp: Ops, state: _State, x: Real, fx: Real,
+def _advance(xp: IntervalOps, state: _State, x: Real, fx: Real,
              step: tuple[Any, Any, Any]) -> tuple[_State, Any]:
     """The state after evaluating f(x) = fx, and whether the search has ended (f is 0 there or
     the bracket is within twice the tolerance)."""
@@ -381,7 +313,7 @@ def _few_roots(f: _Objective, idx: NDArray[np.intp], lo: FloatArray, hi: FloatAr
 
 
 def _find_root_from(
-    xp: Ops,
+    xp: IntervalOps,
     f: Any,
     far: Real,
     near: Real,
@@ -408,14 +340,14 @@ def _find_root_from(
 # ---------------------------------------------------------------------------------------------
 
 
-def _larger_quadratic_root(xp: Ops, qa: Real, qb: Real, qc: Real) -> Any:
+def _larger_quadratic_root(xp: IntervalOps, qa: Real, qb: Real, qc: Real) -> Any:
     """(-B + sqrt(B^2 - 4AC))/(2A) for A > 0, without cancellation when B > 0."""
     root = xp.sqrt(xp.maximum(qb * qb - 4.0 * qa * qc, 0.0))
     # the branch for B > 0 divides by 0 where B = -root <= 0 (C = 0), the other branch's case
     return xp.where(qb <= 0, (root - qb) / (2.0 * qa), xp.divide(-2.0 * qc, qb + root))
 
 
-def _wilson(xp: Ops, x: Real, n: Real, z: Real) -> Limits:
+def _wilson(xp: IntervalOps, x: Real, n: Real, z: Real) -> Limits:
     """Wilson score limits; nan where n = 0."""
     z2 = z * z
     centre = (2.0 * x + z2) / (2.0 * (n + z2))
@@ -427,7 +359,7 @@ def _wilson(xp: Ops, x: Real, n: Real, z: Real) -> Limits:
     return xp.where(undefined, math.nan, low), xp.where(undefined, math.nan, high)
 
 
-def _paired_wilson(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> tuple[Any, ...]:
+def _paired_wilson(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> tuple[Any, ...]:
     """What the MOVER intervals of a paired table start from: p1 = (a + b)/N and
     p2 = (a + c)/N with their Wilson limits, (p1, l1, u1, p2, l2, u2)."""
     n = a + b + c + d
@@ -436,7 +368,7 @@ def _paired_wilson(xp: Ops, a: Real, b: Real, c: Real, d: Real, z: Real) -> tupl
     return (a + b) / n, l1, u1, (a + c) / n, l2, u2
 
 
-def _paired_correlation(xp: Ops, a: Real, b: Real, c: Real, d: Real, cross: Real) -> Any:
+def _paired_correlation(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, cross: Real) -> Any:
     """cross / sqrt((a + b)(c + d)(a + c)(b + d)), the correlation of the two systems'
     outcomes for cross = ad - bc; 0 where a margin is 0."""
     margins = (a + b) * (c + d) * (a + c) * (b + d)
@@ -454,16 +386,11 @@ def _normal_score_gap(p: FloatArray, target: FloatArray) -> FloatArray:
     return np.asarray(special.ndtri(np.clip(p, 0.0, 1.0)) - special.ndtri(target), np.float64)
 
 
-ARRAYS = Ops(
-    sqrt=np.sqrt, maximum=np.maximum, minimum=np.minimum, where=np.where,
-    isfinite=np.isfinite, isnan=np.isnan, signbit=np.signbit, logical_not=np.logical_not,
-    any=_array_any, divide=np.divide, exp=np.exp, log=np.log, call_where=_array_call_where,
-    bind=_array_bind, find_root=_find_root, two_sided=_two_sided_arrays,
+ARRAYS = IntervalOps(
+    **_routes.operations(_routes.ARRAYS), call_where=_array_call_where, bind=_array_bind,
+    find_root=_find_root, two_sided=_two_sided_arrays,
 )
-FLOATS = Ops(
-    sqrt=math.sqrt, maximum=_float_maximum, minimum=_float_minimum, where=_float_where,
-    isfinite=math.isfinite, isnan=math.isnan, signbit=_float_signbit,
-    logical_not=operator.not_, any=bool, divide=_float_divide, exp=_float_exp, log=_float_log,
-    call_where=_float_call_where, bind=_float_bind, find_root=_find_root_float,
-    two_sided=_two_sided_floats,
+FLOATS = IntervalOps(
+    **_routes.operations(_routes.FLOATS), call_where=_float_call_where, bind=_float_bind,
+    find_root=_find_root_float, two_sided=_two_sided_floats,
 )

@@ -4,9 +4,11 @@ power.
 The exact power is solved for theta = p10/psi by Halley's method on its probit, from Connor's
 closed form, over the power sums of :mod:`mcnemar.planning._power_path` (the power and its
 first two derivatives in theta at the cost of one exponential per point of each window), to
-1e-10 of the difference: :func:`_solve_theta_fast`, two evaluations as a rule. One element
-(the report of one table) takes :func:`_solve_theta_one`, whose bookkeeping is in Python floats
-and gives the bits of the array search (:func:`_solve_fast_group`) for that element.
+1e-10 of the difference: :func:`_solve_theta_fast`, two evaluations as a rule. Its steps
+(:func:`_halley_step`), Connor's start and the windows are written once over the routes of
+:mod:`mcnemar._routes`: one element (the report of one table) takes them on Python floats
+(:func:`_solve_theta_one`, :func:`_solve_one`), a batch on arrays
+(:func:`_solve_fast_group`), with the same bits for the element.
 
 :func:`_solve_theta` is the search it replaced, kept as the tests' reference: Newton steps to
 1e-13 in theta on the probit of the path sums of :mod:`mcnemar.planning._kernel`, the
@@ -19,16 +21,16 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
 
-from mcnemar._floats import divide
+from mcnemar import _routes as routes
+from mcnemar._routes import ARRAYS, FLOATS, Ops, Real
 from mcnemar.planning._kernel import (
     _connor_mde,
-    _connor_mde_one,
     _element_chunks,
     _flat_weights,
     _log_pmf_at,
@@ -40,16 +42,13 @@ from mcnemar.planning._kernel import (
     _z_alpha,
 )
 from mcnemar.planning._power_path import (
-    WIDTH_STEP,
     PowerPath,
-    chernoff_window,
     chernoff_windows,
     first_rejecting,
     path_take,
     path_width,
     power_path,
     power_sums,
-    power_sums_one,
 )
 from mcnemar.planning._results import MinimumDetectableEffectResult
 from mcnemar.planning._validation import (
@@ -299,27 +298,29 @@ def _solve_theta_fast(
     off) the error is cubed at every step, so two evaluations are the rule. :func:`_solve_theta`
     is the same search to 1e-13 in theta on the sums of :func:`_solve_chunk`. Elements are
     solved in groups of rows of the same length (:func:`path_width`), each element on its own;
-    a single element by :func:`_solve_one`, the same operations on its one row.
+    a single element by :func:`_solve_theta_one`.
     """
     tail = _tail_alpha(alpha, alternative)
     two_sided = alternative == "two-sided"
-    if n.size == 1:
-        return _solve_theta_one(n, psi, target, alpha, tail, two_sided, method, float(start[0]))
-    theta = np.full(n.size, np.nan)
-    p_top = np.zeros(n.size)
     lo, hi = chernoff_windows(n, psi)
     # Below the first count at which the test can reject, the power is 0 whatever theta.
-    lo = np.maximum(lo, first_rejecting(tail, method))
+    first = first_rejecting(tail, method)
+    if n.size == 1:
+        return _solve_theta_one(n, psi, routes.maximum(float(lo[0]), first), float(hi[0]),
+                                target, alpha, tail, two_sided, method, float(start[0]))
+    theta = np.full(n.size, np.nan)
+    p_top = np.zeros(n.size)
+    lo = np.maximum(lo, first)
     positive = np.flatnonzero((psi > 0.0) & (lo <= hi))
     n_p, psi_p, lo, hi = n[positive], psi[positive], lo[positive], hi[positive]
     width = path_width((hi - lo + 1.0).astype(np.intp))
     order = np.argsort(width, kind="stable")
     bounds = np.flatnonzero(np.diff(width[order], prepend=-1, append=-1))
-    for first, last in itertools.pairwise(bounds):
-        row_width = int(width[order[first]])
+    for first_row, last_row in itertools.pairwise(bounds):
+        row_width = int(width[order[first_row]])
         step = max(1, _FAST_POINTS // row_width)
-        for part in range(first, last, step):
-            group = order[part : min(part + step, last)]
+        for part in range(first_row, last_row, step):
+            group = order[part : min(part + step, last_row)]
             path = power_path(n_p[group], psi_p[group], lo[group], hi[group], row_width, tail,
                               method)
             idx = positive[group]
@@ -329,30 +330,18 @@ def _solve_theta_fast(
 
 
 def _solve_theta_one(
-    n: FloatArray, psi: FloatArray, target: float, alpha: float, tail: float, two_sided: bool,
-    method: str, start: float,
+    n: FloatArray, psi: FloatArray, lo: float, hi: float, target: float, alpha: float,
+    tail: float, two_sided: bool, method: str, start: float,
 ) -> tuple[FloatArray, FloatArray]:
-    """:func:`_solve_theta_fast` of one element: its window in Python floats
-    (:func:`chernoff_window`, the same as :func:`chernoff_windows` gives it), its row a group
+    """:func:`_solve_theta_fast` of one element, its window [lo, hi] given: its row a group
     of its own, searched by :func:`_solve_one`."""
     theta, p_top = math.nan, 0.0
-    psi_1 = float(psi[0])
-    if psi_1 > 0.0:
-        lo, hi = chernoff_window(float(n[0]), psi_1)
-        lo = max(lo, first_rejecting(tail, method))
-        if lo <= hi:
-            width = -(-int(hi - lo + 1.0) // WIDTH_STEP) * WIDTH_STEP  # path_width
-            path = power_path(n, psi, np.array([lo]), np.array([hi]), width, tail, method)
-            theta = _solve_one(path, target, alpha, two_sided, method, start)
-            p_top = float(path.top[0])
+    if float(psi[0]) > 0.0 and lo <= hi:
+        width = int(path_width(int(hi - lo + 1.0)))
+        path = power_path(n, psi, np.array([lo]), np.array([hi]), width, tail, method)
+        theta = _solve_one(path, target, alpha, two_sided, method, start)
+        p_top = float(path.top[0])
     return np.array([theta]), np.array([p_top])
-
-
-def _power_and_slopes(
-    path: PowerPath, theta: FloatArray, two_sided: bool
-) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """The exact power at theta per element of ``path`` and its first two derivatives."""
-    return power_sums(path, theta, two_sided)
 
 
 def _size_may_reach(target: float, alpha: float, method: str) -> bool:
@@ -364,29 +353,84 @@ def _size_may_reach(target: float, alpha: float, method: str) -> bool:
     return target <= max(0.5, 2.0 * alpha)
 
 
+def _probit(xp: Ops, power: Real) -> Any:
+    """Phi^-1 of a power, kept finite (a sum may pass 1 or 0 by its rounding)."""
+    return xp.ndtri(xp.minimum(xp.maximum(power, 1e-300), _LARGEST_BELOW_ONE))
+
+
+def _first_point(xp: Ops, start: Real) -> Any:
+    """The search's first theta: the start where it lies in (1/2, 1), else 3/4."""
+    return xp.where((start > 0.5) & (start < 1.0), start, 0.75)
+
+
+class _Halley(NamedTuple):
+    """One step of the fast search, for one element (floats) or many (arrays): the new
+    bracket, whether the search ends here and with what theta, the next theta and the length
+    of the step that led to it (inf after a bisection)."""
+
+    lo: Any
+    hi: Any
+    done: Any
+    theta: Any
+    point: Any
+    taken: Any
+
+
+def _halley_step(xp: Ops, x: Real, lo: Real, hi: Real, previous: Real, value: Real,
+                 slope: Real, curve: Real, z_target: float) -> _Halley:
+    """Halley's step on f = probit(power) - probit(target) at theta = x in the bracket
+    [lo, hi], from the power and its two derivatives there, after a step of ``previous``.
+
+    A step that is not defined (or whose denominator is not positive) is Newton's; one out
+    of the bracket a bisection. The search ends where f = 0, or the step is below 1e-3 of the
+    tolerance, or the error estimated from cubic convergence (a step below a tenth of the one
+    before leaves an error of about size**4 / previous**3) is below it, or the bracket is.
+    """
+    z = _probit(xp, value)
+    f = z - z_target
+    scale = _SQRT_2PI * xp.exp(0.5 * z * z)
+    f1 = slope * scale
+    f2 = curve * scale + z * f1 * f1
+    denominator = 2.0 * f1 * f1 - f * f2
+    halley = xp.divide(-2.0 * f * f1, denominator)
+    step = xp.where(xp.isfinite(halley) & (denominator > 0), halley, xp.divide(-f, f1))
+    lo = xp.where(f < 0, x, lo)
+    hi = xp.where(f >= 0, x, hi)
+    x_next = x + step
+    inside = (x_next >= lo) & (x_next <= hi)
+    size = xp.abs(step)
+    following = xp.where(inside, x_next, 0.5 * (lo + hi))
+    tol = _FAST_RTOL * (xp.where(inside, x_next, x) - 0.5)
+    square = size * size
+    converged = ((previous <= _FAST_NEAR * (x - 0.5)) & (size <= 0.1 * previous)
+                 & (square * square <= tol * (previous * previous * previous)))
+    done = (f == 0) | (inside & ((size <= 1e-3 * tol) | converged)) | (hi - lo <= tol)
+    return _Halley(lo, hi, done, xp.where(f == 0, x, following), following,
+                   xp.where(inside, size, math.inf))
+
+
 def _solve_fast_group(
     path: PowerPath, target: float, alpha: float, two_sided: bool, method: str,
     start: FloatArray,
 ) -> FloatArray:
     """:func:`_solve_theta_fast` for the elements of ``path`` (NaN where the power at
-    theta = 1 is below the target)."""
+    theta = 1 is below the target): the steps of :func:`_halley_step` on arrays, each
+    element's rows dropped from the sums once fewer than half of them run."""
     p_top: FloatArray = path.top
     shape = p_top.shape
     z_target = float(special.ndtri(target))
     result: FloatArray = np.full(shape, np.nan)
     active = p_top >= target
     if _size_may_reach(target, alpha, method) and active.any():
-        size = _power_and_slopes(path, np.full(shape, 0.5), two_sided)[0]
-        at_null = active & (special.ndtri(np.minimum(np.maximum(size, 1e-300),
-                                                     _LARGEST_BELOW_ONE)) >= z_target)
+        size = power_sums(path, np.full(shape, 0.5), two_sided)[0]
+        at_null = active & (_probit(ARRAYS, size) >= z_target)
         result[at_null] = 0.5
         active &= ~at_null
     idx = np.flatnonzero(active)
     if idx.size == 0:
         return result
     path = path_take(path, active)
-    x = start[idx]
-    x = np.where((x > 0.5) & (x < 1.0), x, 0.75)
+    x = _first_point(ARRAYS, start[idx])
     lo = np.full(idx.size, 0.5)
     hi = np.ones(idx.size)
     previous = np.full(idx.size, np.inf)
@@ -394,38 +438,16 @@ def _solve_fast_group(
     running = np.ones(idx.size, dtype=bool)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         for _ in range(_FAST_STEPS):
-            value, slope, curve = _power_and_slopes(path, x, two_sided)
-            # Halley's step on f = probit(power) - probit(target), as in _solve_one
-            z = special.ndtri(np.minimum(np.maximum(value, 1e-300), _LARGEST_BELOW_ONE))
-            f = z - z_target
-            scale = _SQRT_2PI * np.exp(0.5 * z * z)
-            f1 = slope * scale
-            f2 = curve * scale + z * f1 * f1
-            denominator = 2.0 * f1 * f1 - f * f2
-            halley = -2.0 * f * f1 / denominator
-            step = np.where(np.isfinite(halley) & (denominator > 0), halley, -f / f1)
-            lo = np.where(f < 0, x, lo)
-            hi = np.where(f >= 0, x, hi)
-            x_next = x + step
-            inside = (x_next >= lo) & (x_next <= hi)
-            size = np.abs(step)
-            following = np.where(inside, x_next, 0.5 * (lo + hi))
-            tol = _FAST_RTOL * (np.where(inside, x_next, x) - 0.5)
-            # Cubic convergence: a step below a tenth of the one before leaves an error of
-            # about size**4 / previous**3.
-            square = size * size
-            converged = ((previous <= _FAST_NEAR * (x - 0.5)) & (size <= 0.1 * previous)
-                         & (square * square <= tol * (previous * previous * previous)))
-            done = running & (
-                (f == 0) | (inside & ((size <= 1e-3 * tol) | converged)) | (hi - lo <= tol)
-            )
+            value, slope, curve = power_sums(path, x, two_sided)
+            step = _halley_step(ARRAYS, x, lo, hi, previous, value, slope, curve, z_target)
+            lo, hi = step.lo, step.hi
+            done = running & step.done
             if done.any():
-                result[idx[done]] = np.where(f == 0, x, following)[done]
+                result[idx[done]] = step.theta[done]
                 running &= ~done
                 if not running.any():
                     break
-            previous = np.where(inside, size, np.inf)
-            x = following
+            x, previous = step.point, step.taken
             if 2 * int(running.sum()) < running.size:
                 path = path_take(path, running)
                 x, lo, hi, previous = x[running], lo[running], hi[running], previous[running]
@@ -434,80 +456,48 @@ def _solve_fast_group(
     return result
 
 
-def _clip_power(value: float) -> float:
-    """``np.minimum(np.maximum(value, 1e-300), _LARGEST_BELOW_ONE)`` of one number (NaN
-    stays NaN)."""
-    if math.isnan(value):
-        return value
-    return min(max(value, 1e-300), _LARGEST_BELOW_ONE)
-
-
 def _solve_one(
     path: PowerPath, target: float, alpha: float, two_sided: bool, method: str, start: float
 ) -> float:
-    """:func:`_solve_fast_group` for a path of one element, with its bookkeeping in Python
-    floats: a step of the array search makes some seventy numpy calls, about 1 us each on one
-    element, where this one makes two besides the sums (:func:`power_sums_one`). The
-    arithmetic is the same IEEE operations in the same order, and the exponential and the
-    probit are numpy's and scipy's (not :mod:`math`'s, whose last bits may differ), so the
-    result has the same bits as the element's in a batch (the tests check it)."""
+    """:func:`_solve_fast_group` for a path of one element: the steps of :func:`_halley_step`
+    on Python floats (a step of the array search makes some seventy numpy calls, about 1 us
+    each on one element, where this one makes a few besides the sums), the same bits."""
     if not path.top[0] >= target:
         return math.nan
     z_target = float(special.ndtri(target))
     if _size_may_reach(target, alpha, method):
-        size = power_sums_one(path, 0.5, two_sided)[0]
-        if float(special.ndtri(_clip_power(size))) >= z_target:
+        size = power_sums(path, 0.5, two_sided)[0]
+        if _probit(FLOATS, size) >= z_target:
             return 0.5
-    x = start if 0.5 < start < 1.0 else 0.75
+    x = _first_point(FLOATS, start)
     lo, hi, previous = 0.5, 1.0, math.inf
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         for _ in range(_FAST_STEPS):
-            value, slope, curve = power_sums_one(path, x, two_sided)
-            z = float(special.ndtri(_clip_power(value)))
-            f = z - z_target
-            scale = _SQRT_2PI * float(np.exp(0.5 * z * z))
-            f1 = slope * scale
-            f2 = curve * scale + z * f1 * f1
-            denominator = 2.0 * f1 * f1 - f * f2
-            halley = divide(-2.0 * f * f1, denominator)
-            step = halley if math.isfinite(halley) and denominator > 0 else divide(-f, f1)
-            if f < 0:
-                lo = x
-            if f >= 0:
-                hi = x
-            x_next = x + step
-            inside = x_next >= lo and x_next <= hi
-            size = abs(step)
-            following = x_next if inside else 0.5 * (lo + hi)
-            tol = _FAST_RTOL * ((x_next if inside else x) - 0.5)
-            square = size * size
-            converged = (previous <= _FAST_NEAR * (x - 0.5) and size <= 0.1 * previous
-                         and square * square <= tol * (previous * previous * previous))
-            if f == 0 or (inside and (size <= 1e-3 * tol or converged)) or hi - lo <= tol:
-                return x if f == 0 else following
-            previous = size if inside else math.inf
-            x = following
+            value, slope, curve = power_sums(path, x, two_sided)
+            step = _halley_step(FLOATS, x, lo, hi, previous, value, slope, curve, z_target)
+            if step.done:
+                return float(step.theta)
+            lo, hi, x, previous = step.lo, step.hi, step.point, step.taken
     return math.nan
 
 
 def _connor_start(
     n: FloatArray, psi: FloatArray, target: float, z_a: float
 ) -> tuple[FloatArray, FloatArray]:
-    """Connor's detectable difference per element, and the search's start from it: theta =
-    1/2 + d/(2 psi), with d = 1/2 where Connor's form has no root (the search starts at 3/4
-    from outside (1/2, 1)) and 3/4 where psi = 0 (not searched). One element in Python floats
-    (:func:`_connor_mde_one`: the same operations, the same bits)."""
-    if n.size == 1:
-        n_1, psi_1 = float(n[0]), float(psi[0])
-        d_1 = _connor_mde_one(n_1, psi_1, target, z_a)
-        guess = (0.5 if math.isnan(d_1) else d_1) / (2 * psi_1) if psi_1 > 0 else 0.25
-        return np.array([d_1]), np.array([0.5 + guess])
-    d_connor = _connor_mde(n, psi, target, z_a)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        finite = d_connor if np.isfinite(d_connor).all() else np.nan_to_num(d_connor, nan=0.5)
-        guess_all = finite / (2 * psi)
-    start: FloatArray = 0.5 + np.where(psi > 0, guess_all, 0.25)
+    """Connor's detectable difference per element, and the search's start from it
+    (:func:`_connor_start_of`, one element on Python floats)."""
+    d_connor, start = routes.by_table(_connor_start_of, (n, psi), {"target": target, "z_a": z_a})
     return d_connor, start
+
+
+def _connor_start_of(xp: Ops, n: Real, psi: Real, *, target: float, z_a: float
+                     ) -> tuple[Any, Any]:
+    """:func:`_connor_start` on either route: theta = 1/2 + d/(2 psi), with d = 1/2 where
+    Connor's form has no root (the search starts at 3/4 from outside (1/2, 1)) and 3/4 where
+    psi = 0 (not searched)."""
+    d_connor = _connor_mde(xp, n, psi, target, z_a)
+    guess = xp.divide(xp.where(xp.isnan(d_connor), 0.5, d_connor), 2 * psi)
+    return d_connor, 0.5 + xp.where(psi > 0, guess, 0.25)
 
 
 def detectable_differences(

@@ -16,6 +16,7 @@ import numpy.typing as npt
 from scipy import special
 
 from mcnemar._binomial import _bd0, _stirlerr
+from mcnemar._routes import Ops, Real
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -557,31 +558,21 @@ def _connor_n(delta: float, psi: float, target: float, alpha: float, alternative
     return (za * math.sqrt(psi) + zb * math.sqrt(max(psi - delta**2, 0.0))) ** 2 / delta**2
 
 
-def _connor_mde(n: FloatArray, psi: FloatArray, target: float, z_a: float) -> FloatArray:
-    r"""Solve Connor's power equation for delta: closed form of a quadratic.
+def _connor_mde(xp: Ops, n: Real, psi: Real, target: float, z_a: float) -> Any:
+    r"""Solve Connor's power equation for delta: closed form of a quadratic, on either route
+    (one element on floats, many on arrays: the same bits).
 
     Phi((sqrt(n) d - z_a sqrt(psi)) / sqrt(psi - d^2)) = target squares to
     (n + z_b^2) d^2 - 2 z_a sqrt(n psi) d + (z_a^2 - z_b^2) psi = 0, whose root on the side of
-    the target is d = sqrt(psi) (z_a sqrt(n) + z_b sqrt(n + z_b^2 - z_a^2)) / (n + z_b^2).
+    the target is d = sqrt(psi) (z_a sqrt(n) + z_b sqrt(n + z_b^2 - z_a^2)) / (n + z_b^2);
+    NaN where it has none in [0, psi].
     """
     zb = float(special.ndtri(target))
-    with np.errstate(invalid="ignore"):
-        disc = n + zb * zb - z_a * z_a
-        d = np.sqrt(psi) * (z_a * np.sqrt(n) + zb * np.sqrt(disc)) / (n + zb * zb)
-    ok = (disc >= 0) & (psi > 0) & (d <= psi) & (d >= 0)
-    out: FloatArray = np.where(ok, d, np.nan)
-    return out
-
-
-def _connor_mde_one(n: float, psi: float, target: float, z_a: float) -> float:
-    """:func:`_connor_mde` of one element, in Python floats: the same IEEE operations in the
-    same order (square roots are correctly rounded in both), so the same bits."""
-    zb = float(special.ndtri(target))
     disc = n + zb * zb - z_a * z_a
-    if disc < 0 or not psi > 0:
-        return math.nan
-    d = math.sqrt(psi) * (z_a * math.sqrt(n) + zb * math.sqrt(disc)) / (n + zb * zb)
-    return d if d <= psi and d >= 0 else math.nan
+    # (a negative discriminant has no root: its square root, taken as 0, is discarded below)
+    d = xp.sqrt(psi) * (z_a * xp.sqrt(n) + zb * xp.sqrt(xp.maximum(disc, 0.0))) / (n + zb * zb)
+    ok = (disc >= 0) & (psi > 0) & (d <= psi) & (d >= 0)
+    return xp.where(ok, d, math.nan)
 
 
 # --------------------------------------------------------------------------------------------

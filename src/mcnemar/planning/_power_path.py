@@ -35,24 +35,24 @@ their own window only (:func:`path_width`) and every sum runs along one row, so 
 values do not depend on the other elements of the call.
 
 A search for one element spends most of its time in the overhead of numpy calls on tiny
-arrays (about 1 us each), so :func:`chernoff_window` and :func:`power_sums_one` do the
-arithmetic of one element in Python floats: the same IEEE operations in the same order, with
-numpy's logarithms and exponentials (:mod:`math`'s may differ in the last bit), hence the same
-bits as the element gets in a batch.
+arrays (about 1 us each), so the window and what follows the sums are written once over the
+routes of :mod:`mcnemar._routes` and run on Python floats for one element: the same bits as
+the element gets in a batch.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 from scipy import special
 
+from mcnemar import _routes as routes
 from mcnemar._binomial import _stirlerr
-from mcnemar._floats import divide
+from mcnemar._routes import Ops, Real
 from mcnemar.planning._kernel import _region_rows, _regions
 
 FloatArray = npt.NDArray[np.float64]
@@ -61,9 +61,6 @@ IntArray = npt.NDArray[np.intp]
 #: Probability of Bin(n, psi) left outside a window, on each side (Chernoff's bound).
 WINDOW_TAIL = 1e-12
 _WINDOW_LOG = math.log(1.0 / WINDOW_TAIL)
-_LARGEST = float(np.finfo(np.float64).max)
-# The two ends of a window, as the rows of one array (see chernoff_windows).
-_SIDES = np.array([[1.0], [-1.0]])
 #: Longest block: the log ratios summed along it keep their rounding below ~1e-12 relative.
 _BLOCK = 1024
 #: Rows (one per element) are padded to a multiple of this many points.
@@ -71,7 +68,14 @@ WIDTH_STEP = 16
 
 
 def chernoff_windows(n: FloatArray, psi: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """[lo, hi] of M ~ Bin(n, psi) outside which each tail holds at most :data:`WINDOW_TAIL`.
+    """[lo, hi] of M ~ Bin(n, psi) outside which each tail holds at most :data:`WINDOW_TAIL`,
+    per element (one element on Python floats: :func:`_window`)."""
+    lo, hi = routes.by_table(_window, (n, psi), {})
+    return lo, hi
+
+
+def _window(xp: Ops, n: Real, psi: Real) -> tuple[Any, Any]:
+    """:func:`chernoff_windows` on either route.
 
     Chernoff: P(M >= u) <= exp(-g(u)) for u > n psi, and P(M <= u) likewise for u < n psi, with
     g(u) = n KL(u/n || psi); u solves g(u) = log(1/WINDOW_TAIL). One Newton step on g from
@@ -80,50 +84,22 @@ def chernoff_windows(n: FloatArray, psi: FloatArray) -> tuple[FloatArray, FloatA
     points more than the root (a fraction of a per cent of a batch's points).
     """
     big_l = _WINDOW_LOG
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mean = n * psi
-        rest_mean = n - mean
-        t = big_l / 3.0 + np.sqrt(big_l**2 / 9.0 + 2.0 * big_l * (mean * (1.0 - psi)))
-        # both ends in one array (rows: upper, lower), in counts
-        u = mean + t * _SIDES
-        rest = n - u
-        up = np.log(u / mean)
-        down = np.log(rest / rest_mean)
-        # Where Bernstein's bound passes an end (u < 0 or u > n: NaN here) the end itself
-        # (the step cannot pass it: fmin and fmax take the number over the NaN).
-        newton = u - (u * up + rest * down - big_l) / (up - down)
-    hi = np.ceil(np.fmin(newton[0], n))
-    lo = np.floor(np.fmax(newton[1], 0.0))
-    # psi = 1: M = n (the lower step is not defined there)
-    return np.where(psi >= 1.0, n, lo), hi
-
-
-def _log_one(value: float) -> float:
-    """``np.log`` of one number without its warnings: NaN below 0, -inf at 0."""
-    if value > 0.0:
-        return float(np.log(value))
-    return -math.inf if value == 0.0 else math.nan
-
-
-def chernoff_window(n: float, psi: float) -> tuple[float, float]:
-    """:func:`chernoff_windows` of one element (0 < psi <= 1), in Python floats: the same IEEE
-    operations in the same order and numpy's logarithm, so the same window."""
-    if psi >= 1.0:
-        # M = n (the upper bound passes n, so its step is NaN: the end)
-        return n, n
-    big_l = _WINDOW_LOG
     mean = n * psi
     rest_mean = n - mean
-    t = big_l / 3.0 + math.sqrt(big_l**2 / 9.0 + 2.0 * big_l * (mean * (1.0 - psi)))
+    t = big_l / 3.0 + xp.sqrt(big_l**2 / 9.0 + 2.0 * big_l * (mean * (1.0 - psi)))
     ends = []
     for u in (mean + t, mean - t):
         rest = n - u
-        up = _log_one(divide(u, mean))
-        down = _log_one(divide(rest, rest_mean))
-        ends.append(u - divide(u * up + rest * down - big_l, up - down))
-    hi = n if math.isnan(ends[0]) else min(ends[0], n)
-    lo = 0.0 if math.isnan(ends[1]) else max(ends[1], 0.0)
-    return float(np.floor(lo)), float(np.ceil(hi))
+        # Where Bernstein's bound passes an end (u < 0 or u > n: a log of a negative number,
+        # NaN on arrays), the end itself: the step cannot pass it, and fmin and fmax take the
+        # number over the NaN.
+        up = xp.log(xp.divide(u, mean))
+        down = xp.log(xp.divide(rest, rest_mean))
+        ends.append(u - xp.divide(u * up + rest * down - big_l, up - down))
+    hi = xp.ceil(xp.fmin(ends[0], n))
+    lo = xp.floor(xp.fmax(ends[1], 0.0))
+    # psi = 1: M = n (the lower step is not defined there)
+    return xp.where(psi >= 1.0, n, lo), hi
 
 
 # log C(N, x) with min(x, N - x) at most this is a product of as many ratios (see _log_choose).
@@ -181,12 +157,11 @@ def _log_choose(x: FloatArray, big_n: FloatArray) -> FloatArray:
     return out
 
 
-def path_width(count: IntArray) -> IntArray:
-    """The row length of a window of ``count`` points: the next multiple of
-    :data:`WIDTH_STEP` (a function of the window alone, so that an element's sums, which run
-    over its row, do not depend on the rows beside it)."""
-    out: IntArray = -(-count // WIDTH_STEP) * WIDTH_STEP
-    return out
+def path_width(count: Any) -> Any:
+    """The row length of a window of ``count`` points (an int or an array of them): the next
+    multiple of :data:`WIDTH_STEP` (a function of the window alone, so that an element's sums,
+    which run over its row, do not depend on the rows beside it)."""
+    return -(-count // WIDTH_STEP) * WIDTH_STEP
 
 
 class PowerPath(NamedTuple):
@@ -375,78 +350,57 @@ def _tail_sums(
     return sums, anchors
 
 
-def power_sums(
-    path: PowerPath, theta: FloatArray, two_sided: bool
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+def power_sums(path: PowerPath, theta: Real, two_sided: bool) -> tuple[Any, Any, Any]:
     """The exact power at theta per element (row) of ``path`` and its first two derivatives
-    in theta.
+    in theta; for a float theta (a path of one element) three floats.
 
     The upper tail is sum_m w_m P(Bin(m, theta) >= k_m); the lower region X <= j is
     m - X >= m - j with m - X ~ Bin(m, 1 - theta), the same sums at 1 - theta (its slope
     negated): both tails are evaluated together, as the two rows of one array. The row sums
     are ``einsum``'s, which adds a row's terms in an order set by the row's length alone (the
-    tests check that a row gives the same sums whatever rows are beside it). At theta = 1 it
-    divides by 0: the searches call it under ``np.errstate``. :func:`power_sums_one` is the
-    same for one element and one theta.
+    tests check that a row gives the same sums whatever rows are beside it); what follows
+    them (:func:`_tail_power`) runs on Python floats for a float theta, without a dozen numpy
+    calls on one-element arrays. At theta = 1 it divides by 0: the searches call it under
+    ``np.errstate``.
     """
-    theta_c = 1.0 - theta
+    one = isinstance(theta, float)
     # rows: the upper tail, then the lower one (p and q swapped: q is p's rows reversed);
     # the logarithms are taken of contiguous arrays (numpy's are the same on any of those)
-    if two_sided:
-        p = np.concatenate((theta, theta_c)).reshape(2, theta.size)
+    if isinstance(theta, float):
+        p = np.array([[theta], [1.0 - theta]]) if two_sided else np.array([[theta]])
+        q = p[::-1] if two_sided else np.array([[1.0 - theta]])
+    elif two_sided:
+        p = np.concatenate((theta, 1.0 - theta)).reshape(2, theta.size)
         q = p[::-1]
-        log_p = np.log(p)
-        log_q = log_p[::-1]
     else:
-        p, q = theta[None, :], theta_c[None, :]
-        log_p, log_q = np.log(p), np.log(q)
+        p, q = theta[None, :], (1.0 - theta)[None, :]
+    log_p = np.log(p)
+    log_q = log_p[::-1] if two_sided else np.log(q)
     sums, anchors = _tail_sums(path, p, q, log_p, log_q)
-    value = anchors + p * sums[:, 0] - q * sums[:, 1]
-    curve = sums[:, 3] / p - sums[:, 4] / q
-    # (np.clip and nan_to_num cost more than their work on small arrays)
-    value = np.minimum(np.maximum(value, 0.0), 1.0)
-    slope = sums[:, 2]
-    if not np.isfinite(curve).all():
-        curve = np.nan_to_num(curve)
+    if one:
+        # (p and q of the rows as Python floats: 1 - theta rounds as in the array)
+        theta_c = 1.0 - theta
+        rows = ((theta, theta_c), (theta_c, theta))
+        value, slope, curve = zip(*(
+            _tail_power(routes.FLOATS, anchor, p_t, q_t, *row)
+            for anchor, (p_t, q_t), row in zip(anchors[:, 0].tolist(), rows,
+                                               sums[:, :, 0].tolist(), strict=False)
+        ), strict=True)
+    else:
+        value, slope, curve = _tail_power(routes.ARRAYS, anchors, p, q, *sums.transpose(1, 0, 2))
     if two_sided:
         return value[0] + value[1], slope[0] - slope[1], curve[0] + curve[1]
     return value[0], slope[0], curve[0]
 
 
-def _finite_one(value: float) -> float:
-    """``np.nan_to_num`` of one number."""
-    if math.isnan(value):
-        return 0.0
-    if math.isinf(value):
-        return math.copysign(_LARGEST, value)
-    return value
-
-
-def power_sums_one(path: PowerPath, theta: float, two_sided: bool) -> tuple[float, float, float]:
-    """:func:`power_sums` of a path of one element at one theta: the sums by the same array
-    calls, what follows them in Python floats (the same IEEE operations in the same order,
-    without a dozen numpy calls on one-element arrays), so the same bits."""
-    theta_c = 1.0 - theta
-    if two_sided:
-        p = np.array([[theta], [theta_c]])
-        log_p = np.log(p)
-        sums, anchors = _tail_sums(path, p, p[::-1], log_p, log_p[::-1])
-    else:
-        p, q = np.array([[theta]]), np.array([[theta_c]])
-        sums, anchors = _tail_sums(path, p, q, np.log(p), np.log(q))
-    out = []
-    for (kept, raised, slope, slope_x, slope_y), anchor, (p_t, q_t) in zip(
-        sums[:, :, 0].tolist(), anchors[:, 0].tolist(), ((theta, theta_c), (theta_c, theta)),
-        strict=False,
-    ):
-        value = anchor + p_t * kept - q_t * raised
-        curve = divide(slope_x, p_t) - divide(slope_y, q_t)
-        value = value if math.isnan(value) else min(max(value, 0.0), 1.0)
-        out.append((value, slope, _finite_one(curve)))
-    if two_sided:
-        (v0, s0, c0), (v1, s1, c1) = out
-        return v0 + v1, s0 - s1, c0 + c1
-    return out[0]
+def _tail_power(xp: Ops, anchor: Real, p: Real, q: Real, kept: Real, raised: Real,
+                slope: Real, slope_x: Real, slope_y: Real) -> tuple[Any, Any, Any]:
+    """One tail's power, slope and curvature from its sums (:func:`_tail_sums`) at p and
+    q = 1 - p: floats for one element, rows of arrays (the tails) for many."""
+    value = anchor + p * kept - q * raised
+    curve = xp.divide(slope_x, p) - xp.divide(slope_y, q)
+    # (np.clip costs more than its work on small arrays)
+    return xp.minimum(xp.maximum(value, 0.0), 1.0), slope, xp.finite(curve)
 
 
 def path_take(path: PowerPath, keep: npt.NDArray[np.bool_]) -> PowerPath:

@@ -1,0 +1,253 @@
+"""The two routes a formula written once runs on: numpy arrays (many tables) or Python floats
+(one table, without numpy's cost per call on arrays of one element).
+
+A formula is written over ``+ - * /``, comparisons, ``&``/``|`` of conditions and the
+operations of an :class:`Ops`, passed to it as ``xp``: :data:`ARRAYS` runs it elementwise on
+float64 arrays, :data:`FLOATS` on Python floats. Python floats and numpy's float64 round
+``+ - * /`` and the square root alike (IEEE 754), and each operation of :data:`FLOATS` gives
+numpy's result bit for bit (numpy's own exponential and logarithm, numpy's choices between
+NaN, 0.0 and -0.0), so a table gets the same numbers alone or in a batch. :func:`by_table`
+picks the route. The intervals, the exact interval's search and the detectable difference
+are written this way.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+FloatArray = npt.NDArray[np.float64]
+#: A Python float (one table, :data:`FLOATS`) or a float64 array (many, :data:`ARRAYS`).
+Real = float | FloatArray
+
+# ---------------------------------------------------------------------------------------------
+# numpy's float64 operations on Python floats
+# ---------------------------------------------------------------------------------------------
+
+
+def divide(x: float, y: float) -> float:
+    """x/y as numpy gives it: x/0 is an infinity of the quotient's sign, or NaN for 0/0 and
+    NaN/0.
+
+    Examples
+    --------
+    >>> divide(1.0, -0.0), divide(0.0, 0.0), divide(3.0, 2.0)
+    (-inf, nan, 1.5)
+    """
+    try:
+        return x / y
+    except ZeroDivisionError:
+        if x == 0 or math.isnan(x):
+            return math.nan
+        return math.copysign(math.inf, x) * math.copysign(1.0, y)
+
+
+def maximum(x: float, y: float) -> float:
+    """np.maximum: NaN if either is NaN, and y of two equal values (numpy's choice between 0.0
+    and -0.0)."""
+    return x if x > y or x != x else y
+
+
+def minimum(x: float, y: float) -> float:
+    """np.minimum, as :func:`maximum`."""
+    return x if x < y or x != x else y
+
+
+def fmax(x: float, y: float) -> float:
+    """np.fmax: the number where one of the two is NaN, and x of two equal values (numpy's
+    choice between 0.0 and -0.0, the other way round from np.maximum's)."""
+    if x != x:
+        return y
+    return x if x >= y or y != y else y
+
+
+def fmin(x: float, y: float) -> float:
+    """np.fmin, as :func:`fmax`."""
+    if x != x:
+        return y
+    return x if x <= y or y != y else y
+
+
+def _where(condition: bool, x: float, y: float) -> float:
+    return x if condition else y
+
+
+def _signbit(x: float) -> bool:
+    # Only 0, -0 and nan need the sign bit itself; comparisons settle the rest sooner.
+    return x < 0.0 or (not x > 0.0 and math.copysign(1.0, x) < 0.0)
+
+
+# np.exp overflows from 709.78 on; what is near it goes to numpy under its own errstate.
+_EXP_MAX = 709.0
+
+
+def _exp(x: float) -> float:
+    """np.exp on a Python float: numpy's own, since on CPUs with AVX-512 its SIMD exp and
+    math.exp differ in the last bit for some arguments (inf where it overflows)."""
+    if x > _EXP_MAX:
+        with np.errstate(over="ignore"):
+            return float(np.exp(x))
+    return float(np.exp(x))
+
+
+def _log(x: float) -> float:
+    """np.log on a Python float (numpy's, as for :func:`_exp`): -inf at 0, NaN below."""
+    if x > 0:
+        return float(np.log(x))
+    return -math.inf if x == 0 else math.nan
+
+
+def _floor(x: float) -> float:
+    # math.floor raises on nan and infinities (the array route takes those); a zero keeps
+    # the sign of x, as numpy's: floor(-0.0) and ceil(-0.5) are -0.0
+    out = float(math.floor(x))
+    return out if out else math.copysign(0.0, x)
+
+
+def _ceil(x: float) -> float:
+    out = float(math.ceil(x))
+    return out if out else math.copysign(0.0, x)
+
+
+_LARGEST = float(np.finfo(np.float64).max)
+
+
+def _finite(x: float) -> float:
+    """np.nan_to_num of one number."""
+    if x != x:
+        return 0.0
+    if math.isinf(x):
+        return math.copysign(_LARGEST, x)
+    return x
+
+
+def _finite_array(x: FloatArray) -> FloatArray:
+    # (np.nan_to_num costs more than the check on arrays that are finite, as most are)
+    return x if np.isfinite(x).all() else np.nan_to_num(x)
+
+
+def _array_any(mask: npt.NDArray[np.bool_]) -> bool:
+    return bool(mask.any())
+
+
+@functools.cache
+def _scipy_ndtri() -> Any:
+    # scipy.special loads on the first call: the command line's `test` path never makes one
+    from scipy import special
+
+    return special.ndtri
+
+
+def _ndtri(p: Any) -> Any:
+    return _scipy_ndtri()(p)
+
+
+def _float_ndtri(p: float) -> float:
+    return float(_scipy_ndtri()(p))
+
+
+# ---------------------------------------------------------------------------------------------
+# The two routes
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Ops:
+    """The operations, beyond ``+ - * /``, comparisons and ``&``/``|`` of conditions, of the
+    formulas written once for both routes; ``xp`` in their signatures.
+
+    On :data:`FLOATS` each gives numpy's float64 result bit for bit, with one difference:
+    where numpy would take the square root of a negative number or the floor or ceiling of a
+    NaN or an infinity, Python raises (ValueError, OverflowError; ZeroDivisionError for ``/``
+    by zero), and :func:`by_table` computes that table on arrays instead. ``divide`` is the
+    division that never raises, for the quotients that a valid table may leave undefined
+    (x/0 is then an infinity or nan, as in numpy; its nan for 0/0 may differ from numpy's in
+    the sign bit, so the formulas only ever discard one or test it with ``isnan``).
+    ``finite`` is ``np.nan_to_num``, ``ndtri`` scipy's inverse of the normal distribution
+    function.
+    """
+
+    sqrt: Callable[[Any], Any]
+    maximum: Callable[[Any, Any], Any]
+    minimum: Callable[[Any, Any], Any]
+    fmax: Callable[[Any, Any], Any]
+    fmin: Callable[[Any, Any], Any]
+    where: Callable[[Any, Any, Any], Any]
+    isfinite: Callable[[Any], Any]
+    isnan: Callable[[Any], Any]
+    signbit: Callable[[Any], Any]
+    logical_not: Callable[[Any], Any]
+    any: Callable[[Any], bool]
+    divide: Callable[[Any, Any], Any]
+    abs: Callable[[Any], Any]
+    exp: Callable[[Any], Any]
+    log: Callable[[Any], Any]
+    floor: Callable[[Any], Any]
+    ceil: Callable[[Any], Any]
+    finite: Callable[[Any], Any]
+    ndtri: Callable[[Any], Any]
+
+
+ARRAYS = Ops(
+    sqrt=np.sqrt, maximum=np.maximum, minimum=np.minimum, fmax=np.fmax, fmin=np.fmin,
+    where=np.where, isfinite=np.isfinite, isnan=np.isnan, signbit=np.signbit,
+    logical_not=np.logical_not, any=_array_any, divide=np.divide, abs=np.abs, exp=np.exp,
+    log=np.log, floor=np.floor, ceil=np.ceil, finite=_finite_array, ndtri=_ndtri,
+)
+FLOATS = Ops(
+    sqrt=math.sqrt, maximum=maximum, minimum=minimum, fmax=fmax, fmin=fmin, where=_where,
+    isfinite=math.isfinite, isnan=math.isnan, signbit=_signbit, logical_not=operator.not_,
+    any=bool, divide=divide, abs=abs, exp=_exp, log=_log, floor=_floor, ceil=_ceil,
+    finite=_finite, ndtri=_float_ndtri,
+)
+
+#: The exceptions of the float route where numpy would give an infinity or nan.
+FLOAT_ROUTE_ERRORS = (ZeroDivisionError, ValueError, OverflowError)
+
+
+def operations(ops: Ops) -> dict[str, Any]:
+    """The operations of ``ops`` by name, to build a route with more of them (a subclass)."""
+    return {field.name: getattr(ops, field.name) for field in fields(Ops)}
+
+
+def by_table(formula: Callable[..., tuple[Any, ...]], cells: tuple[npt.NDArray[Any], ...],
+             static: dict[str, Any], *, few: int = 1,
+             routes: tuple[Ops, Ops] = (FLOATS, ARRAYS)) -> tuple[FloatArray, ...]:
+    """``formula(xp, *cells, **static)``, a formula's values for flat float64 arrays of tables
+    (all of one size; boolean cells are passed as Python bools on floats): on Python floats,
+    table by table, for at most ``few`` tables, on the arrays otherwise.
+
+    ``routes`` are the float and the array route (:data:`FLOATS` and :data:`ARRAYS`, or a
+    subclass's with more operations). Tables whose float route raises (a zero count where the
+    formula divides by it, see :class:`Ops`) are computed on arrays: the route changes the
+    time, not the bits. The array route runs under one ``np.errstate``: the formulas let x/0
+    and the like give infinities and nans and choose among them.
+    """
+    floats, arrays = routes
+    size = cells[0].size
+    if size == 1:
+        try:
+            values = formula(floats, *[x.item() for x in cells], **static)
+        except FLOAT_ROUTE_ERRORS:
+            pass
+        else:
+            return tuple([np.array([v], dtype=np.float64) for v in values])
+    elif 1 < size <= few:
+        try:
+            rows = [formula(floats, *values, **static)
+                    for values in zip(*[x.tolist() for x in cells], strict=True)]
+        except FLOAT_ROUTE_ERRORS:
+            pass
+        else:
+            return tuple([np.array(column, dtype=np.float64)
+                          for column in zip(*rows, strict=True)])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        values = formula(arrays, *cells, **static)
+    return tuple(np.asarray(v, dtype=np.float64) for v in values)
