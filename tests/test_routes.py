@@ -47,7 +47,7 @@ def test_float_operations_are_numpys(x: float, y: float, condition: bool) -> Non
     assert FLOATS.where(condition, x, y) is (x if condition else y)
     for op in ("isfinite", "isnan", "signbit"):
         assert getattr(FLOATS, op)(x) == bool(_numpy(op, x))
-    for op in ("abs", "exp", "log", "finite"):
+    for op in ("abs", "sign", "exp", "log", "finite"):
         assert _bits(getattr(FLOATS, op)(x)) == _bits(float(_numpy(op, x))), (op, x)
     for op, ok in (("sqrt", x >= 0 or math.isnan(x)), ("floor", math.isfinite(x)),
                    ("ceil", math.isfinite(x))):
@@ -114,3 +114,17 @@ def test_by_table_takes_floats_only_up_to_few_tables() -> None:
     calls.clear()
     (empty,) = _routes.by_table(formula, (np.arange(0.0),), {}, few=3)
     assert calls == [ARRAYS] and empty.shape == (0,) and empty.dtype == np.float64
+
+
+def test_one_table_gives_floats_by_either_route() -> None:
+    rng = np.random.default_rng(9)
+    x, y = rng.normal(0, 10, 8), rng.normal(0, 3, 8)
+    y[3] = 0.0  # raises on floats: the one-element arrays answer
+    flag = rng.random(8) < 0.5
+    with np.errstate(all="ignore"):
+        want = _formula(ARRAYS, x, y, flag, shift=0.25)
+    for i in range(8):
+        got = _routes.one_table(_formula, (float(x[i]), float(y[i]), bool(flag[i])),
+                                {"shift": 0.25})
+        assert all(type(v) is float for v in got)
+        assert [_bits(v) for v in got] == [_bits(float(w[i])) for w in want]

@@ -75,6 +75,15 @@ def fmin(x: float, y: float) -> float:
     return x if x <= y or y != y else y
 
 
+def _sign(x: float) -> float:
+    """np.sign: -1.0, 0.0 (for either zero) or 1.0, NaN for NaN."""
+    if x > 0:
+        return 1.0
+    if x < 0:
+        return -1.0
+    return x if x != x else 0.0
+
+
 def _where(condition: bool, x: float, y: float) -> float:
     return x if condition else y
 
@@ -138,19 +147,35 @@ def _array_any(mask: npt.NDArray[np.bool_]) -> bool:
 
 
 @functools.cache
-def _scipy_ndtri() -> Any:
+def _special() -> Any:
     # scipy.special loads on the first call: the command line's `test` path never makes one
     from scipy import special
 
-    return special.ndtri
+    return special
 
 
 def _ndtri(p: Any) -> Any:
-    return _scipy_ndtri()(p)
+    return _special().ndtri(p)
 
 
 def _float_ndtri(p: float) -> float:
-    return float(_scipy_ndtri()(p))
+    return float(_special().ndtri(p))
+
+
+def _ndtr(x: Any) -> Any:
+    return _special().ndtr(x)
+
+
+def _float_ndtr(x: float) -> float:
+    return float(_special().ndtr(x))
+
+
+def _log_ndtr(x: Any) -> Any:
+    return _special().log_ndtr(x)
+
+
+def _float_log_ndtr(x: float) -> float:
+    return float(_special().log_ndtr(x))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -170,8 +195,8 @@ class Ops:
     division that never raises, for the quotients that a valid table may leave undefined
     (x/0 is then an infinity or nan, as in numpy; its nan for 0/0 may differ from numpy's in
     the sign bit, so the formulas only ever discard one or test it with ``isnan``).
-    ``finite`` is ``np.nan_to_num``, ``ndtri`` scipy's inverse of the normal distribution
-    function.
+    ``finite`` is ``np.nan_to_num``; ``ndtr``, ``log_ndtr`` and ``ndtri`` are scipy's normal
+    distribution function, its log and its inverse.
     """
 
     sqrt: Callable[[Any], Any]
@@ -187,25 +212,29 @@ class Ops:
     any: Callable[[Any], bool]
     divide: Callable[[Any, Any], Any]
     abs: Callable[[Any], Any]
+    sign: Callable[[Any], Any]
     exp: Callable[[Any], Any]
     log: Callable[[Any], Any]
     floor: Callable[[Any], Any]
     ceil: Callable[[Any], Any]
     finite: Callable[[Any], Any]
     ndtri: Callable[[Any], Any]
+    ndtr: Callable[[Any], Any]
+    log_ndtr: Callable[[Any], Any]
 
 
 ARRAYS = Ops(
     sqrt=np.sqrt, maximum=np.maximum, minimum=np.minimum, fmax=np.fmax, fmin=np.fmin,
     where=np.where, isfinite=np.isfinite, isnan=np.isnan, signbit=np.signbit,
-    logical_not=np.logical_not, any=_array_any, divide=np.divide, abs=np.abs, exp=np.exp,
-    log=np.log, floor=np.floor, ceil=np.ceil, finite=_finite_array, ndtri=_ndtri,
+    logical_not=np.logical_not, any=_array_any, divide=np.divide, abs=np.abs, sign=np.sign,
+    exp=np.exp, log=np.log, floor=np.floor, ceil=np.ceil, finite=_finite_array, ndtri=_ndtri,
+    ndtr=_ndtr, log_ndtr=_log_ndtr,
 )
 FLOATS = Ops(
     sqrt=math.sqrt, maximum=maximum, minimum=minimum, fmax=fmax, fmin=fmin, where=_where,
     isfinite=math.isfinite, isnan=math.isnan, signbit=_signbit, logical_not=operator.not_,
-    any=bool, divide=divide, abs=abs, exp=_exp, log=_log, floor=_floor, ceil=_ceil,
-    finite=_finite, ndtri=_float_ndtri,
+    any=bool, divide=divide, abs=abs, sign=_sign, exp=_exp, log=_log, floor=_floor, ceil=_ceil,
+    finite=_finite, ndtri=_float_ndtri, ndtr=_float_ndtr, log_ndtr=_float_log_ndtr,
 )
 
 #: The exceptions of the float route where numpy would give an infinity or nan.
@@ -233,13 +262,9 @@ def by_table(formula: Callable[..., tuple[Any, ...]], cells: tuple[npt.NDArray[A
     floats, arrays = routes
     size = cells[0].size
     if size == 1:
-        try:
-            values = formula(floats, *[x.item() for x in cells], **static)
-        except FLOAT_ROUTE_ERRORS:
-            pass
-        else:
-            return tuple([np.array([v], dtype=np.float64) for v in values])
-    elif 1 < size <= few:
+        return tuple([np.array([v], dtype=np.float64) for v in one_table(
+            formula, tuple([x.item() for x in cells]), static, routes=routes)])
+    if 1 < size <= few:
         try:
             rows = [formula(floats, *values, **static)
                     for values in zip(*[x.tolist() for x in cells], strict=True)]
@@ -251,3 +276,20 @@ def by_table(formula: Callable[..., tuple[Any, ...]], cells: tuple[npt.NDArray[A
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         values = formula(arrays, *cells, **static)
     return tuple(np.asarray(v, dtype=np.float64) for v in values)
+
+
+def one_table(formula: Callable[..., tuple[Any, ...]], values: tuple[Any, ...],
+              static: dict[str, Any], *, routes: tuple[Ops, Ops] = (FLOATS, ARRAYS)
+              ) -> tuple[float, ...]:
+    """:func:`by_table` of one table given as Python numbers, its values as Python floats:
+    the float route, or the array route on one-element arrays where that raises."""
+    floats, arrays = routes
+    try:
+        return tuple([float(v) for v in formula(floats, *values, **static)])
+    except FLOAT_ROUTE_ERRORS:
+        pass
+    cells = [np.array([v], dtype=np.bool_ if isinstance(v, bool) else np.float64)
+             for v in values]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        return tuple([float(np.asarray(v).reshape(-1)[0])
+                      for v in formula(arrays, *cells, **static)])

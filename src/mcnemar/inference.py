@@ -37,13 +37,14 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from mcnemar import _binomial, vocabulary
+from mcnemar import _binomial, _routes, vocabulary
 from mcnemar._format import format_number as _fmt
 from mcnemar._format import format_pvalue, json_fields
 from mcnemar._format import json_value as _plain  # noqa: F401  (an import path kept in use)
@@ -71,6 +72,7 @@ FloatArray = NDArray[np.float64]
 
 _LN10 = math.log(10.0)
 _LN2 = math.log(2.0)
+_LOG10_2 = math.log10(2.0)
 _SQRT1_2 = math.sqrt(0.5)
 _SQRT_PI = math.sqrt(math.pi)
 #: Up to this many small tables the chi-square log Phi is computed for them alone, beyond it
@@ -255,62 +257,63 @@ def pvalues(
     and log Phi of the chi-square tests from ``math.erfc`` (:func:`log_ndtr`), both looked up
     in tables of every such table. The others use the incomplete beta and
     ``scipy.special.log_ndtr``. The two routes agree to ~1e-13 relative (the tests compare
-    them, and both with mpmath).
+    them, and both with mpmath). Each test is one formula (:func:`_test_formula`), on Python
+    floats for a single small table, on arrays otherwise.
     """
-    return _pvalues_of(_Counts(b, c), method, alternative)
+    shape = np.shape(b)
+    values = _routes.by_table(
+        _test_formula, (np.ravel(b).astype(np.float64), np.ravel(c).astype(np.float64)),
+        {"method": method, "alternative": alternative}, routes=(_TEST_FLOATS, _TEST_ARRAYS))
+    statistic, pvalue, log10_pvalue, zscore = (v.reshape(shape) for v in values)
+    return statistic, pvalue, log10_pvalue, zscore
 
 
 def pvalues_by_method(
     b: NDArray[np.int64], c: NDArray[np.int64], alternative: str
 ) -> dict[str, tuple[FloatArray, FloatArray, FloatArray, FloatArray]]:
-    """:func:`pvalues` of every method of :data:`METHODS`, in that order, for validated counts
-    (what the tables have in common is worked out once)."""
-    counts = _Counts(b, c)
-    return {key: _pvalues_of(counts, key, alternative) for key in METHODS}
+    """:func:`pvalues` of every method of :data:`METHODS`, in that order, for validated flat
+    counts (converted once)."""
+    cells = (b.astype(np.float64), c.astype(np.float64))
+    out = {}
+    for key in METHODS:
+        statistic, pvalue, log10_pvalue, zscore = _routes.by_table(
+            _test_formula, cells, {"method": key, "alternative": alternative},
+            routes=(_TEST_FLOATS, _TEST_ARRAYS))
+        out[key] = (statistic, pvalue, log10_pvalue, zscore)
+    return out
 
 
-class _Counts:
-    """What every test of the tables (b, c) starts from."""
-
-    __slots__ = ("bf", "cf", "n", "small", "zero")
-
-    def __init__(self, b: NDArray[np.int64], c: NDArray[np.int64]) -> None:
-        self.bf = b.astype(np.float64)
-        self.cf = c.astype(np.float64)
-        self.n = self.bf + self.cf
-        self.zero = self.n == 0
-        self.small = self.n <= _binomial.SMALL_N
-
-
-def _pvalues_of(
-    counts: _Counts, method: str, alternative: str
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    bf, cf, n, zero, small = counts.bf, counts.cf, counts.n, counts.zero, counts.small
+def _test_formula(xp: _TestOps, bf: Any, cf: Any, *, method: str, alternative: str
+                  ) -> tuple[Any, Any, Any, Any]:
+    """(statistic, pvalue, log10_pvalue, zscore) of one table (floats) or many (arrays) for
+    the conditional tests (see :func:`pvalues`)."""
+    n = bf + cf
+    zero = n == 0
     if method in ("exact", "midp"):
         mid = method == "midp"
         if alternative == "two-sided":
-            k = np.minimum(bf, cf)
-            logp = np.minimum(0.0, _LN2 + _log_tail(k, n, small, mid))
+            k = xp.minimum(bf, cf)
+            logp = xp.minimum(0.0, _LN2 + xp.log_tail(k, n, mid))
             statistic = k
         else:
             # P(X >= b) = P(X <= c) by the symmetry of Bin(D, 1/2).
-            logp = _log_tail(cf if alternative == "greater" else bf, n, small, mid)
-            statistic = bf.copy()
-        zscore = np.full(bf.shape, np.nan)
+            logp = xp.log_tail(cf if alternative == "greater" else bf, n, mid)
+            statistic = bf + 0.0  # (a copy of the array)
+        zscore = xp.where(zero, math.nan, math.nan)
     else:
-        statistic, z, x = _chi_square_parts(bf, cf, method, alternative)
-        log_phi = _log_ndtr_of(x, bf, n, small, method, alternative)
+        statistic, z, x = _chi_square_parts(xp, bf, cf, method, alternative)
+        log_phi = xp.log_phi(x, bf, n, method, alternative)
         # two-sided: chi2_1 survival = 2 * Phi(-|z|), with log Phi accurate far into the tail.
-        logp = np.minimum(0.0, _LN2 + log_phi) if alternative == "two-sided" else log_phi
-        statistic = np.where(zero, np.nan, statistic)
-        zscore = np.where(zero, np.nan, z)
-    logp = np.where(zero, 0.0, logp)
-    pvalue = np.exp(logp)
-    return statistic, pvalue, logp / _LN10, zscore
+        logp = xp.minimum(0.0, _LN2 + log_phi) if alternative == "two-sided" else log_phi
+        statistic = xp.where(zero, math.nan, statistic)
+        zscore = xp.where(zero, math.nan, z)
+    logp = xp.where(zero, 0.0, logp)
+    return statistic, xp.exp(logp), logp / _LN10, zscore
 
 
-def _log_tail(k: FloatArray, n: FloatArray, small: NDArray[np.bool_], mid: bool) -> FloatArray:
+def _log_tail(k: FloatArray, n: FloatArray, mid: bool) -> FloatArray:
     """log L(k) (or log M(k) if ``mid``) of Bin(n, 1/2), by the route of each table."""
+    small = n <= _binomial.SMALL_N
     if small.all():
         return _binomial.log_tails_half_small(k, n, mid=mid)
     log_tail_of = _binomial.log_midp_tail_half if mid else _binomial.log_lower_tail_half
@@ -322,31 +325,38 @@ def _log_tail(k: FloatArray, n: FloatArray, small: NDArray[np.bool_], mid: bool)
     return out
 
 
+def _float_log_tail(k: float, n: float, mid: bool) -> float:
+    """:func:`_log_tail` of one small table (the value the table of tails holds); a larger
+    one raises, for the array route."""
+    if not n <= _binomial.SMALL_N:
+        raise ValueError("beyond the exact small-n tails")
+    return _binomial._exact_half_logs(int(n))[mid][int(k)]
+
+
 def _chi_square_parts(
-    bf: FloatArray, cf: FloatArray, method: str, alternative: str
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+    xp: _routes.Ops, bf: Any, cf: Any, method: str, alternative: str
+) -> tuple[Any, Any, Any]:
     """The statistic, the signed z and the x whose log Phi(x) is the (one-sided) log p-value
     of the chi-square test (``"asymptotic"``) or its corrected version (``"corrected"``)."""
     n = bf + cf
-    with np.errstate(divide="ignore", invalid="ignore"):
-        root = np.sqrt(n)
-        diff = bf - cf
-        if method == "asymptotic":
-            statistic = diff * diff / n
-            z = diff / root
-            z_greater = z_less = z
-        else:
-            excess = np.maximum(0.0, np.abs(diff) - 1.0)
-            statistic = excess * excess / n
-            z = np.sign(diff) * excess / root
-            z_greater = (diff - 1.0) / root
-            z_less = (diff + 1.0) / root
-        if alternative == "two-sided":
-            x = -np.sqrt(statistic)
-        elif alternative == "greater":
-            x = -z_greater
-        else:
-            x = z_less
+    root = xp.sqrt(n)
+    diff = bf - cf
+    if method == "asymptotic":
+        statistic = xp.divide(diff * diff, n)
+        z = xp.divide(diff, root)
+        z_greater = z_less = z
+    else:
+        excess = xp.maximum(0.0, xp.abs(diff) - 1.0)
+        statistic = xp.divide(excess * excess, n)
+        z = xp.divide(xp.sign(diff) * excess, root)
+        z_greater = xp.divide(diff - 1.0, root)
+        z_less = xp.divide(diff + 1.0, root)
+    if alternative == "two-sided":
+        x = -xp.sqrt(statistic)
+    elif alternative == "greater":
+        x = -z_greater
+    else:
+        x = z_less
     return statistic, z, x
 
 
@@ -354,12 +364,12 @@ def _log_ndtr_of(
     x: FloatArray,
     bf: FloatArray,
     n: FloatArray,
-    small: NDArray[np.bool_],
     method: str,
     alternative: str,
 ) -> FloatArray:
     """log Phi(x) for the chi-square parts of tables (b, n - b): small tables from
     :func:`_small_log_ndtr`, the others from scipy."""
+    small = n <= _binomial.SMALL_N
     out = np.empty(x.shape)
     count = int(np.count_nonzero(small))
     if 0 < count <= _FEW_TABLES:
@@ -373,6 +383,13 @@ def _log_ndtr_of(
 
         out[~small] = special.log_ndtr(x[~small])
     return out
+
+
+def _float_log_ndtr(x: float, bf: float, n: float, method: str, alternative: str) -> float:
+    """:func:`_log_ndtr_of` of one small table; a larger one raises, for the array route."""
+    if not n <= _binomial.SMALL_N:
+        raise ValueError("beyond the small tables of log Phi")
+    return log_ndtr(x)
 
 
 def _table_size(n: FloatArray) -> int:
@@ -395,7 +412,8 @@ def _small_log_ndtr(method: str, alternative: str, size: int) -> FloatArray:
     order of :func:`_triangle_index`; x from the same array code as every other table."""
     n = np.repeat(np.arange(size + 1.0), np.arange(1, size + 2))
     b = np.arange(n.size) - n * (n + 1.0) / 2.0
-    _, _, x = _chi_square_parts(b, n - b, method, alternative)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        _, _, x = _chi_square_parts(_routes.ARRAYS, b, n - b, method, alternative)
     table = np.array([log_ndtr(v) for v in x.tolist()])
     table.flags.writeable = False
     return table
@@ -567,6 +585,23 @@ def _unconditional(
     return statistic, pvalue, log10p, zscore
 
 
+
+@dataclass(frozen=True, slots=True)
+class _TestOps(_routes.Ops):
+    """The routes of :mod:`mcnemar._routes` with the tests' tails: ``log_tail(k, n, mid)``
+    (:func:`_log_tail`) and ``log_phi(x, b, n, method, alternative)``
+    (:func:`_log_ndtr_of`); on floats, of a small table only (a larger one raises, and
+    :func:`mcnemar._routes.by_table` takes the array route)."""
+
+    log_tail: Callable[..., Any]
+    log_phi: Callable[..., Any]
+
+
+_TEST_ARRAYS = _TestOps(**_routes.operations(_routes.ARRAYS), log_tail=_log_tail,
+                        log_phi=_log_ndtr_of)
+_TEST_FLOATS = _TestOps(**_routes.operations(_routes.FLOATS), log_tail=_float_log_tail,
+                        log_phi=_float_log_ndtr)
+
 def unpaired_ztest(
     a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike, *, alternative: str = "two-sided"
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -597,26 +632,43 @@ def unpaired_ztest(
     >>> round(float(unpaired_ztest(157, 17, 3, 23, alternative="greater")[1]), 4)
     0.0297
     """
-    from scipy import special
-
     alternative = check_alternative(alternative)
     af, bf, cf, df = (np.asarray(x, dtype=np.float64) for x in (a, b, c, d))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z, p = unpaired_formula(_routes.ARRAYS, af, bf, cf, df, alternative=alternative)
+    return np.asarray(z, dtype=np.float64), np.asarray(p, dtype=np.float64)
+
+
+def unpaired_formula(xp: _routes.Ops, af: Any, bf: Any, cf: Any, df: Any, *,
+                     alternative: str) -> tuple[Any, Any]:
+    """(z, p) of :func:`unpaired_ztest` for one table (floats) or many (arrays), cells as
+    floats and a checked alternative."""
     n = af + bf + cf + df
     # p1 - p2 = (b - c)/N and the pooled accuracy and its complement straight from the cells:
     # subtracting two accuracies near 1/2 (or 1 - pooled) would cancel the digits of a tiny
     # difference on a huge test set.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        pooled = (2.0 * af + bf + cf) / (2.0 * n)
-        complement = (bf + cf + 2.0 * df) / (2.0 * n)
-        se = np.sqrt(pooled * complement * 2.0 / n)
-        z = np.where(se > 0, ((bf - cf) / n) / se, 0.0)
+    pooled = xp.divide(2.0 * af + bf + cf, 2.0 * n)
+    complement = xp.divide(bf + cf + 2.0 * df, 2.0 * n)
+    se = xp.sqrt(xp.divide(pooled * complement * 2.0, n))
+    z = xp.where(se > 0, xp.divide(xp.divide(bf - cf, n), se), 0.0)
     if alternative == "greater":
-        p = special.ndtr(-z)
+        p = xp.ndtr(-z)
     elif alternative == "less":
-        p = special.ndtr(z)
+        p = xp.ndtr(z)
     else:
-        p = np.minimum(1.0, 2.0 * special.ndtr(-np.abs(z)))
+        p = xp.minimum(1.0, 2.0 * xp.ndtr(-xp.abs(z)))
     return z, p
+
+
+def unpaired_log10_formula(xp: _routes.Ops, z: Any, alternative: str) -> Any:
+    """log10 of the unpaired test's p-value from log Phi (finite where the p-value underflows),
+    on either route: the same tails as :func:`unpaired_formula`, P(Z >= z), P(Z <= z) or
+    min(1, 2 P(Z >= |z|))."""
+    if alternative == "greater":
+        return xp.log_ndtr(-z) / _LN10
+    if alternative == "less":
+        return xp.log_ndtr(z) / _LN10
+    return xp.minimum(0.0, _LOG10_2 + xp.log_ndtr(-xp.abs(z)) / _LN10)
 
 
 def null_distribution(b: int, c: int, *, points: int = 241, full_up_to: int = 200

@@ -605,9 +605,9 @@ def _melded_newton(
 
 
 class _Step(NamedTuple):
-    """A Newton step of one problem (floats) or many (arrays): the gap f at the point, the
-    new bracket, whether the search ends here and with what limit, the next point and the
-    length of the step to it (inf after a bisection)."""
+    """A Newton step of one problem (floats) or many (arrays): the gap f, the new bracket,
+    whether the search ends and with what limit, the next point and the step to it (inf:
+    a bisection)."""
 
     f: Any
     lo: Any
@@ -618,23 +618,27 @@ class _Step(NamedTuple):
     taken: Any
 
 
-def _newton_step(xp: Ops, point: Real, lo: Real, hi: Real, tail: Real, slope: Real,
-                 z_alpha: Real, previous: Real, spread: Real) -> _Step:
-    """The Newton step of :func:`_melded_newton_group` from ``point`` (the tail and its
-    derivative there) in the bracket [lo, hi], after a step of length ``previous``.
+def _normal_scores(tail: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """z = Phi^-1(tail) and exp(z^2/2) of the problems' tails, for :func:`_newton_step`."""
+    z = _special().ndtri(np.minimum(np.maximum(tail, 0.0), 1.0))
+    return z, np.exp(0.5 * z * z)
 
-    The gap f = Phi^-1(tail) - Phi^-1(alpha) decreases in delta, d(gap)/d(delta) =
-    slope / phi(z); a step out of the bracket is a bisection. The search ends where the gap is
-    0, or the step is below _NEWTON_LAST of the limit, or the error estimate from the two
-    last steps is below _NEWTON_RTOL of it (once the steps are small against the length over
-    which the gap bends: the spread of T(2B - 1) or the limit itself). The caller reads
-    ``done`` from the second step on (the estimate needs the step before).
+
+def _newton_step(xp: Ops, point: Real, lo: Real, hi: Real, z: Real, grow: Real, slope: Real,
+                 z_alpha: Real, previous: Real, spread: Real) -> _Step:
+    """The Newton step of :func:`_melded_newton_group` from ``point`` (z, exp(z^2/2) and the
+    tail's slope there) in the bracket [lo, hi], after a step of length ``previous``.
+
+    The gap f = z - Phi^-1(alpha) decreases in delta, d(gap)/d(delta) = slope / phi(z); a
+    step out of the bracket is a bisection. The search ends where the gap is 0, the step is
+    below _NEWTON_LAST of the limit, or the error estimate from the two last steps is below
+    _NEWTON_RTOL of it (once the steps are small against the length over which the gap
+    bends: the spread of T(2B - 1) or the limit); ``done`` counts from the second step on.
     """
-    z = xp.ndtri(xp.minimum(xp.maximum(tail, 0.0), 1.0))
     f = z - z_alpha
     lo = xp.where(f > 0, point, lo)
     hi = xp.where(f < 0, point, hi)
-    step = xp.divide(-f, slope * _SQRT_2PI * xp.exp(0.5 * z * z))
+    step = xp.divide(-f, slope * _SQRT_2PI * grow)
     nxt = point + step
     taken = xp.abs(step)
     inside = (nxt >= lo) & (nxt <= hi)
@@ -654,15 +658,13 @@ def _melded_newton_group(
     pos: NDArray[np.bool_], t_alpha: FloatArray, t_beta: FloatArray, t_lo: FloatArray,
     t_hi: FloatArray, p_zero: FloatArray, start: FloatArray, spread: FloatArray,
 ) -> FloatArray:
-    """:func:`_melded_newton` for one group of problems (z_alpha = Phi^-1(alpha)): the steps
-    of :func:`_newton_step`, for up to _NEWTON_FEW problems on Python floats
-    (:func:`_newton_floats`)."""
+    """:func:`_melded_newton` for one group of problems (z_alpha = Phi^-1(alpha)): steps of
+    :func:`_newton_step`, on Python floats for a few problems (:func:`_newton_floats`)."""
     # the gap decreases in delta: positive below the root; the bracket is [lo, hi]
     lo = cast(FloatArray, pos - 1.0)
     hi = cast(FloatArray, pos + 0.0)
     point = np.where((start > lo) & (start < hi), start, 0.5 * (lo + hi))
-    # (the gaps, for the bracket's ends should the bracketing search take over)
-    history: list[tuple[NDArray[np.intp] | None, FloatArray]] = []
+    history: list[tuple[NDArray[np.intp] | None, FloatArray]] = []  # (gaps, for the brackets)
     result = np.empty(x.size)
     active: NDArray[np.intp] | None = None
     previous = np.full(x.size, np.inf)
@@ -675,7 +677,8 @@ def _melded_newton_group(
             active, lo, hi = left
         for count in range(0 if x.size > _NEWTON_FEW else _NEWTON_STEPS, _NEWTON_STEPS):
             tail, slope = search.evaluate(point, active)
-            step = _newton_step(ARRAYS, point, lo, hi, tail, slope, z_alpha, previous, spread)
+            step = _newton_step(ARRAYS, point, lo, hi, *_normal_scores(tail), slope, z_alpha,
+                                previous, spread)
             history.append((active, step.f))
             lo, hi, point, previous = step.lo, step.hi, step.point, step.taken
             if count:
@@ -710,8 +713,7 @@ def _melded_newton_group(
     return result
 
 
-# Up to this many problems the steps of :func:`_melded_newton_group` are taken on Python
-# floats: numpy's cost per call is most of a step's time on a few problems.
+# Up to this many problems the steps are on Python floats (numpy's cost per call dominates).
 _NEWTON_FEW: Final = 16
 
 
@@ -730,11 +732,12 @@ def _newton_floats(search: _MeldedSearch, point: FloatArray, lo: FloatArray, hi:
     rows: NDArray[np.intp] | None = None
     for count in range(_NEWTON_STEPS):
         tail, slope = search.evaluate(np.array(points), rows)
+        z, grow = _normal_scores(tail)
         gaps, nexts, takens, keep = [], [], [], []
-        for k, (j, tail_k, slope_k) in enumerate(
-                zip(active, tail.tolist(), slope.tolist(), strict=True)):
-            step = _newton_step(FLOATS, points[k], los[j], his[j], tail_k, slope_k, z_as[j],
-                                previous[k], spreads[j])
+        for k, (j, z_k, grow_k, slope_k) in enumerate(
+                zip(active, z.tolist(), grow.tolist(), slope.tolist(), strict=True)):
+            step = _newton_step(FLOATS, points[k], los[j], his[j], z_k, grow_k, slope_k,
+                                z_as[j], previous[k], spreads[j])
             gaps.append(step.f)
             los[j], his[j] = step.lo, step.hi
             if count and step.done:

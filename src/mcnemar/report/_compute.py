@@ -27,14 +27,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from mcnemar import _binomial
+from mcnemar import _binomial, _routes
 from mcnemar._format import clean_name
 from mcnemar.inference import (
     METHODS,
     check_alternative,
     normal_isf,
     pvalues_by_method,
-    unpaired_ztest,
+    unpaired_formula,
+    unpaired_log10_formula,
 )
 from mcnemar.report._decide import decide, exact_recommended
 from mcnemar.table import _MAX_COUNT as MAX_ITEMS
@@ -74,6 +75,14 @@ def check_level(name: str, value: Any) -> float:
 
 def system_names(names: Any) -> tuple[str, str]:
     """The names of A and B: two non-empty strings, cleaned to one line each, that differ."""
+    if type(names) is tuple and len(names) == 2 and all(type(x) is str for x in names):
+        # (most calls pass the same few pairs: their checked and cleaned names are kept)
+        return _checked_pair(names)
+    return check_names(names, 2, what="system", clean=clean_name)  # type: ignore[return-value]
+
+
+@functools.lru_cache(maxsize=256)
+def _checked_pair(names: tuple[str, str]) -> tuple[str, str]:
     return check_names(names, 2, what="system", clean=clean_name)  # type: ignore[return-value]
 
 
@@ -179,25 +188,6 @@ class Columns:
     def discordant(self) -> IntArray:
         out: IntArray = self.b + self.c
         return out
-
-
-def unpaired_log10(z: FloatArray, alternative: str) -> FloatArray:
-    """log10 of the unpaired test's p-value from log Phi (finite where the p-value underflows).
-
-    The same tails as :func:`mcnemar.inference.unpaired_ztest`: P(Z >= z), P(Z <= z) or
-    min(1, 2 P(Z >= |z|)).
-    """
-    from scipy import special
-
-    ln10 = math.log(10.0)
-    if alternative == "greater":
-        out = special.log_ndtr(-z) / ln10
-    elif alternative == "less":
-        out = special.log_ndtr(z) / ln10
-    else:
-        out = np.minimum(0.0, math.log10(2.0) + special.log_ndtr(-np.abs(z)) / ln10)
-    result: FloatArray = np.asarray(out, dtype=np.float64)
-    return result
 
 
 def _nan(size: int) -> FloatArray:
@@ -373,23 +363,28 @@ def _estimates_with_n(
     cells: tuple[IntArray, ...], has_diff: BoolArray, alternative: str
 ) -> tuple[FloatArray, ...]:
     """Difference, ratio and the unpaired test (z, p, log10 p) of the tables with N > 0, NaN
-    elsewhere."""
-    from mcnemar.intervals._estimates import _ratio_of_counts
-
+    elsewhere (:func:`_estimates`; one table on Python floats)."""
     size = has_diff.size
+    if size and has_diff.all():
+        return _routes.by_table(_estimates, tuple(x.astype(np.float64) for x in cells),
+                                {"alternative": alternative})
     idx = np.flatnonzero(has_diff)
-    diff, ratio = _nan(size), _nan(size)
-    uz, up, ulog = _nan(size), _nan(size), _nan(size)
+    out = tuple(_nan(size) for _ in range(5))
     if idx.size:
-        sub = tuple(x[idx] for x in cells)
-        # difference_estimate and ratio_estimate of mcnemar.intervals, on the checked counts
-        fa, fb, fc, fd = (x.astype(np.float64) for x in sub)
-        diff[idx] = _ratio_of_counts(fb - fc, fa + fb + fc + fd)
-        ratio[idx] = _ratio_of_counts(fa + fb, fa + fc)
-        z, p = unpaired_ztest(*sub, alternative=alternative)
-        uz[idx], up[idx] = z, p
-        ulog[idx] = unpaired_log10(np.asarray(z, dtype=np.float64), alternative)
-    return diff, ratio, uz, up, ulog
+        values = _routes.by_table(_estimates, tuple(x[idx].astype(np.float64) for x in cells),
+                                  {"alternative": alternative})
+        for column, value in zip(out, values, strict=True):
+            column[idx] = value
+    return out
+
+
+def _estimates(xp: _routes.Ops, a: Any, b: Any, c: Any, d: Any, *, alternative: str
+               ) -> tuple[Any, ...]:
+    """difference_estimate and ratio_estimate of :mod:`mcnemar.intervals` and the unpaired
+    test (z, p, log10 p) of tables with N > 0, on either route."""
+    z, p = unpaired_formula(xp, a, b, c, d, alternative=alternative)
+    return (xp.divide(b - c, a + b + c + d), xp.divide(a + b, a + c), z, p,
+            unpaired_log10_formula(xp, z, alternative))
 
 
 def _detectable(
