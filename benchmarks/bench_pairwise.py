@@ -78,11 +78,12 @@ def main() -> None:
     except ImportError:
         mlx_mcnemar = mcnemar_table = None
 
-    from mcnemar.intervals._difference import _difference_limits
+    from mcnemar.intervals._difference import mover_limits
     from mcnemar.multiple import _pair_counts, adjust_pvalues, pairwise
     from mcnemar.multiple._pairs import (
         _CHUNK,
         _chunks,
+        _model_marginals,
         _row_present,
         _TailRows,
         _test_chunks,
@@ -107,7 +108,6 @@ def main() -> None:
     c = right[ju] - a
     d = n - right[iu] - right[ju] + a
     af, bf, cf, df = (v.astype(np.float64) for v in (a, b, c, d))
-    level = np.full(_CHUNK, 0.95)
     parts = _chunks(pairs_total)
     test_parts = _test_chunks(parts)
     present = [_row_present(b[p] + c[p]) for p in parts]
@@ -126,9 +126,13 @@ def main() -> None:
         for p in test_parts:
             _test_pairs(b[p], c[p], "exact", "two-sided", rows)
 
+    # (pairwise takes Newcombe's limits from each model's Wilson limits, once per model)
+    marginals = _model_marginals(right, n, 0.95)
+
     def intervals() -> None:
         for p in parts:
-            _difference_limits("newcombe", af[p], bf[p], cf[p], df[p], level[: af[p].size])
+            mover_limits("newcombe", af[p], bf[p], cf[p], df[p],
+                         tuple(m[k] for k in (iu[p], ju[p]) for m in marginals))
 
     rng = np.random.default_rng(args.seed + 1)
     sample = min(args.sample, pairs_total)

@@ -166,6 +166,28 @@ def test_a_table_gets_the_same_numbers_whatever_else_is_computed(
         )
 
 
+@pytest.mark.parametrize("interval", ["newcombe", "newcombe-plain"])
+@pytest.mark.parametrize("level", [0.95, 0.8])
+def test_newcombe_limits_from_the_models_marginals_are_those_of_each_table(
+        interval: str, level: float) -> None:
+    """pairwise takes each model's Wilson limits once (mover_limits): every pair's interval
+    is, to the bit, difference_interval's of its own table."""
+    from mcnemar.intervals import difference_interval
+
+    rng = np.random.default_rng(12)
+    x = (rng.random((25, 300)) < rng.uniform(0.3, 0.95, (25, 1))).astype(np.int8)
+    x[3] = 1  # a model right everywhere (Wilson's upper limit 1)
+    x[4] = 0
+    res = pairwise(x, interval=interval, confidence_level=level)
+    for i in range(25):
+        for j in range(25):
+            if i == j:
+                continue
+            ci = difference_interval(int(res.a[i, j]), int(res.b[i, j]), int(res.c[i, j]),
+                                     int(res.d[i, j]), method=interval, confidence_level=level)
+            assert (res.ci_low[i, j], res.ci_high[i, j]) == (ci.low, ci.high), (i, j)
+
+
 # --------------------------------------------------------------------------------------------
 # the sort of the adjustment
 

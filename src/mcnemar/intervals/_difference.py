@@ -73,7 +73,14 @@ def _diff_bonett_price(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: R
 
 def _square_and_add(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real,
                     corrected: bool) -> Limits:
-    p1, l1, u1, p2, l2, u2 = _paired_wilson(xp, a, b, c, d, z)
+    return _square_and_add_of(xp, a, b, c, d, *_paired_wilson(xp, a, b, c, d, z),
+                              corrected=corrected)
+
+
+def _square_and_add_of(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, p1: Real, l1: Real,
+                       u1: Real, p2: Real, l2: Real, u2: Real, *, corrected: bool) -> Limits:
+    """Newcombe's square-and-add from the marginal proportions p1 = (a + b)/N and
+    p2 = (a + c)/N and their Wilson limits (:func:`_paired_wilson`)."""
     cross = a * d - b * c
     if corrected:
         # Newcombe's continuity correction applies only to positive association.
@@ -346,6 +353,23 @@ def _difference_limits(
         low, high = _diff_exact(a, b, c, d, level)
         return _in_range(ARRAYS, low, high, a + b + c + d)
     return by_table(_difference, (a, b, c, d, _z(level)), formula=_DIFFERENCE_IMPL[method])
+
+
+#: The methods whose limits start from each system's accuracy and its Wilson limits alone.
+MOVER_METHODS = ("newcombe", "newcombe-plain")
+
+
+def mover_limits(method: str, a: FloatArray, b: FloatArray, c: FloatArray, d: FloatArray,
+                 marginals: tuple[FloatArray, ...]) -> tuple[FloatArray, FloatArray]:
+    """The limits of :func:`_difference_limits` for a method of :data:`MOVER_METHODS`, given
+    each table's (p1, l1, u1, p2, l2, u2) of :func:`_paired_wilson`: pairs of K models share
+    them, so :func:`mcnemar.multiple.pairwise` computes them once per model (the same
+    numbers: (a + b)/N and its limits depend on a + b and N alone)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low, high = _square_and_add_of(ARRAYS, a, b, c, d, *marginals,
+                                       corrected=method == "newcombe")
+        out_low, out_high = _in_range(ARRAYS, low, high, a + b + c + d)
+    return out_low, out_high
 
 
 def _difference(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real, *,

@@ -407,7 +407,7 @@ def _tested_cells(
     """
     # The limits of difference_interval for counts checked here already (as the reports call
     # them): the public function would check and broadcast every chunk's four cells again.
-    from mcnemar.intervals._difference import _difference_limits
+    from mcnemar.intervals._difference import MOVER_METHODS, _difference_limits, mover_limits
 
     k = both.shape[0]
     rows, cols = pairs
@@ -461,14 +461,22 @@ def _tested_cells(
             fill("log10_pvalue", upper, lower, log10_pvalue, log10_pvalue)
         return run
 
+    # Newcombe's intervals start from each model's accuracy and its Wilson limits: computed
+    # once per model, not once per pair (the same numbers, see mover_limits).
+    marginals = _model_marginals(right, n, confidence_level) if interval in MOVER_METHODS else None
+
     def intervals(part: slice) -> Callable[[], None]:
         def run() -> None:
             upper, lower, a, right_a, right_b = cells_of(part)
             af = a.astype(np.float64)
-            low, high = _difference_limits(
-                interval, af, right_a - af, right_b - af, n - right_a - right_b + af,
-                np.full(af.size, confidence_level),
-            )
+            cells = (af, right_a - af, right_b - af, n - right_a - right_b + af)
+            if marginals is None:
+                low, high = _difference_limits(interval, *cells,
+                                               np.full(af.size, confidence_level))
+            else:
+                i, j = rows[part], cols[part]
+                low, high = mover_limits(interval, *cells,
+                                         tuple(m[k] for k in (i, j) for m in marginals))
             fill("ci_low", upper, lower, low, -high)
             fill("ci_high", upper, lower, high, -low)
         return run
@@ -497,6 +505,20 @@ def _tested_cells(
         for wait in others:
             wait()
     return cells
+
+
+def _model_marginals(right: IntArray, n: int, confidence_level: float
+                     ) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Each model's accuracy and its Wilson limits at ``confidence_level``, as the MOVER
+    intervals of a pair take them (:func:`mcnemar.intervals._roots._paired_wilson`)."""
+    from mcnemar.intervals._inputs import _z_of
+    from mcnemar.intervals._roots import ARRAYS, _wilson
+
+    x = right.astype(np.float64)
+    total = np.full(x.size, float(n))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        low, high = _wilson(ARRAYS, x, total, _z_of(confidence_level))
+        return x / total, low, high
 
 
 def pairwise(
