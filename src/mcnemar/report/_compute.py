@@ -196,26 +196,51 @@ def _nan(size: int) -> FloatArray:
     return out
 
 
-def _subset_intervals(
-    fn: Any, methods: tuple[str, ...], where: BoolArray, cells: tuple[IntArray, ...], level: float
-) -> dict[str, tuple[FloatArray, FloatArray]]:
-    """Each method's interval for the tables ``where`` is True (one call per method), NaN
+class _Subset:
+    """The tables an interval is computed for (``where``), their cells as flat float64 arrays
+    and their levels: made once, on first use, for every method that reads them."""
+
+    __slots__ = ("_cells", "_floats", "idx", "level", "where")
+
+    def __init__(self, where: BoolArray, cells: tuple[IntArray, ...], level: float) -> None:
+        self.where, self._cells, self.level = where, cells, level
+        self._floats: tuple[tuple[FloatArray, ...], FloatArray] | None = None
+        self.idx: NDArray[np.intp] | None = None
+
+    def floats(self) -> tuple[tuple[FloatArray, ...], FloatArray]:
+        """The cells of the tables (of all of them, ``idx`` None, or those at ``idx``) and
+        their levels."""
+        if self._floats is None:
+            size = self.where.size
+            if size and self.where.all():
+                sub = tuple(x.astype(np.float64) for x in self._cells)
+            else:
+                self.idx = np.flatnonzero(self.where)
+                sub = tuple(x[self.idx].astype(np.float64) for x in self._cells)
+            levels = np.full(sub[0].size, self.level)
+            # (read-only: every method reads the same arrays)
+            for x in (*sub, levels):
+                x.setflags(write=False)
+            self._floats = sub, levels
+        return self._floats
+
+
+def _subset_intervals(fn: Any, methods: tuple[str, ...], subset: _Subset
+                      ) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """Each method's interval for the tables of ``subset`` (one call per method), NaN
     elsewhere.
 
     ``fn(method, *cells, levels)`` is the part of an interval function that runs after its
     checks (the counts here are validated already), on flat float64 arrays.
     """
-    size = where.size
-    if size and where.all():
+    sub, levels = subset.floats()
+    idx = subset.idx
+    if idx is None:
         # Every table (one table, a batch where all have N): no gather and no scatter, and
         # fn's limits are arrays of their own.
-        every = tuple(x.astype(np.float64) for x in cells)
-        levels = np.full(size, level)
-        return {m: fn(m, *every, levels) for m in methods}
-    idx = np.flatnonzero(where)
+        return {m: fn(m, *sub, levels) for m in methods}
+    size = subset.where.size
     out = {}
-    sub = tuple(x[idx].astype(np.float64) for x in cells)
-    levels = np.full(idx.size, level)
     for m in methods:
         low, high = _nan(size), _nan(size)
         if idx.size:
@@ -285,6 +310,17 @@ def _odds_ratio_intervals(
 
     size = b.size
     alpha = (1.0 - level) / 2.0
+    if size == 1 and has_or[0] and b[0] + c[0] <= _binomial.SMALL_N:
+        # one small table (a report): the same limits without the bookkeeping of a batch
+        exact_low, exact_high, midp_low, midp_high, small_midp = _small_odds_ratio(
+            int(b[0]), int(c[0]), alpha)
+        if not small_midp:
+            midp_low, midp_high = (float(v[0]) for v in _odds_ratio_limits(
+                "midp", b.astype(np.float64), c.astype(np.float64), np.array([level])))
+        wilson = _or_wilson(b.astype(np.float64), c.astype(np.float64),
+                            np.array([normal_isf(alpha)]))
+        return {"exact": (np.array([exact_low]), np.array([exact_high])),
+                "midp": (np.array([midp_low]), np.array([midp_high])), "wilson": wilson}
     blocks = {m: (_nan(size), _nan(size)) for m in ODDS_RATIO_SHOWN}
     done = {"exact": np.zeros(size, dtype=bool), "midp": np.zeros(size, dtype=bool)}
     small = np.flatnonzero(has_or & (b + c <= _binomial.SMALL_N))
@@ -300,7 +336,7 @@ def _odds_ratio_intervals(
         if rest.any():
             low, high = blocks[method]
             other_low, other_high = _subset_intervals(
-                _odds_ratio_limits, (method,), rest, (b, c), level
+                _odds_ratio_limits, (method,), _Subset(rest, (b, c), level)
             )[method]
             low[rest], high[rest] = other_low[rest], other_high[rest]
     idx = np.flatnonzero(has_or)
@@ -490,10 +526,11 @@ def compute(
     has_diff = has_n & (n > 0)
     cells = (a, b, c, d)
     diff, ratio, uz, up, ulog = _estimates_with_n(cells, has_diff, alt)
+    with_n = _Subset(has_diff, cells, level)
     diff_ci = LazyIntervals(DIFFERENCE_SHOWN, lambda m: _subset_intervals(
-        _difference_limits, (m,), has_diff, cells, level))
+        _difference_limits, (m,), with_n))
     ratio_ci = LazyIntervals(RATIO_SHOWN, lambda m: _subset_intervals(
-        _ratio_limits, (m,), has_diff, cells, level))
+        _ratio_limits, (m,), with_n))
     detectable, power_exact, too_many = _detectable(n, big_d, has_diff, opts)
 
     low, high = diff_ci["newcombe"]
