@@ -128,3 +128,15 @@ def test_one_table_gives_floats_by_either_route() -> None:
                                 {"shift": 0.25})
         assert all(type(v) is float for v in got)
         assert [_bits(v) for v in got] == [_bits(float(w[i])) for w in want]
+
+
+def test_a_route_has_every_operation_and_keeps_them() -> None:
+    ops = _routes.operations(FLOATS)
+    assert set(ops) == set(_routes.Ops.__slots__)
+    del ops["sqrt"]
+    with pytest.raises(TypeError, match="sqrt"):
+        _routes.Ops(**ops)
+    with pytest.raises(TypeError, match="cube"):
+        _routes.Ops(**_routes.operations(FLOATS), cube=lambda x: x**3)
+    with pytest.raises(AttributeError):
+        FLOATS.sqrt = math.sqrt  # type: ignore[misc]

@@ -586,7 +586,6 @@ def _unconditional(
 
 
 
-@dataclass(frozen=True, slots=True)
 class _TestOps(_routes.Ops):
     """The routes of :mod:`mcnemar._routes` with the tests' tails: ``log_tail(k, n, mid)``
     (:func:`_log_tail`) and ``log_phi(x, b, n, method, alternative)``
@@ -595,6 +594,8 @@ class _TestOps(_routes.Ops):
 
     log_tail: Callable[..., Any]
     log_phi: Callable[..., Any]
+
+    __slots__ = ("log_phi", "log_tail")
 
 
 _TEST_ARRAYS = _TestOps(**_routes.operations(_routes.ARRAYS), log_tail=_log_tail,

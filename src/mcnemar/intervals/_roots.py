@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -35,7 +34,6 @@ from mcnemar.intervals._result import FloatArray
 Limits = tuple[Any, Any]
 
 
-@dataclass(frozen=True, slots=True)
 class IntervalOps(_routes.Ops):
     """The operations of :class:`mcnemar._routes.Ops` and those of the interval searches.
 
@@ -51,6 +49,8 @@ class IntervalOps(_routes.Ops):
     bind: Callable[..., Callable[..., Any]]
     find_root: Callable[..., Any]
     two_sided: Callable[..., Limits]
+
+    __slots__ = ("bind", "call_where", "find_root", "two_sided")
 
 
 #: The exceptions of the float route where numpy would give an infinity or nan.
