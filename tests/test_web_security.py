@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 pytest.importorskip("uvicorn")
@@ -748,3 +748,41 @@ def test_plain_lines_on_every_control_character() -> None:
     every = "".join(chr(i) for i in range(0x3000))
     assert plain_lines(every) == "".join(ch for ch in every
                                          if ch in "\n\t" or not is_control(ch))
+
+
+class _Name(str):
+    """A string subclass, as a library may hand one over."""
+
+
+def _cleaned_by_definition(obj: object) -> object:
+    """Every string of ``obj`` (keys too, subclasses too) through plain_lines, tuples as lists:
+    what clean_strings promises, written the plain way."""
+    from mcnemar._format import plain_lines
+
+    if isinstance(obj, str):
+        return plain_lines(obj)
+    if isinstance(obj, dict):
+        return {plain_lines(k) if isinstance(k, str) else k: _cleaned_by_definition(v)
+                for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_cleaned_by_definition(v) for v in obj]
+    return obj
+
+
+_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=20)
+_leaf = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), _text,
+                  _text.map(_Name))
+_bodies = st.recursive(_leaf, lambda inner: st.one_of(
+    st.lists(inner, max_size=5), st.tuples(inner, inner),
+    st.dictionaries(st.one_of(_text, _text.map(_Name), st.integers()), inner, max_size=5)),
+    max_leaves=40)
+
+
+@settings(deadline=None)
+@given(_bodies)
+def test_every_string_of_a_body_is_cleaned(body: object) -> None:
+    from mcnemar.web.respond import clean_strings
+
+    got = clean_strings(body)
+    assert got == _cleaned_by_definition(body)
+    assert repr(got) == repr(_cleaned_by_definition(body))  # (the same types: no str subclass)

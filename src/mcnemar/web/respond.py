@@ -21,6 +21,8 @@ from typing import Any
 
 from fastapi.responses import Response
 
+from mcnemar._format import plain_lines
+
 __all__ = ["clean_strings", "dumps", "json_response", "map_strings", "render", "report_body"]
 
 #: Distribution pictures show every value of b up to this many discordant items, and a
@@ -49,8 +51,18 @@ def dumps(body: Any) -> bytes:
 def clean_strings(obj: Any) -> Any:
     """``obj`` with every string, keys included, without control characters other than line
     breaks and tabs, and without bidirectional overrides (:func:`~mcnemar._format.plain_lines`)."""
-    from mcnemar._format import plain_lines
-
+    # (exact types first: a report's body is some four hundred values, most of them numbers,
+    # and every body of the server comes through here)
+    kind = type(obj)
+    if kind is float or kind is int or kind is bool or obj is None:
+        return obj
+    if kind is str:
+        return plain_lines(obj)
+    if kind is dict:
+        return {plain_lines(k) if isinstance(k, str) else k: clean_strings(v)
+                for k, v in obj.items()}
+    if kind is list or kind is tuple:
+        return [clean_strings(v) for v in obj]
     if isinstance(obj, str):
         return plain_lines(obj)
     if isinstance(obj, dict):
