@@ -427,3 +427,30 @@ def test_hoeffding_screen_never_drops_a_plain_tail(n: int, frac: float) -> None:
     assert bound >= true - 1e-9 * abs(true)
     if true >= _LOG_TINY:
         assert bound >= _LOG_TINY - _SCREEN_MARGIN
+
+
+def test_one_probability_on_floats_gets_the_bits_of_one_element_arrays() -> None:
+    """Loader's form of one Pr(X = k) runs on Python floats (:func:`_log_pmf_inner` on
+    _FLOATS); the same formula on one-element arrays, bit for bit, for small, whole and huge
+    counts (small non-whole Stirling errors leave the floats for the arrays)."""
+    from mcnemar import _binomial
+
+    rng = np.random.default_rng(21)
+    n = np.concatenate([rng.integers(2, 100, 300), rng.integers(100, 10**7, 200),
+                        [2.0**52 - 1, 2.0**40, 31.0, 16.0, 3.0]]).astype(np.float64)
+    k = np.maximum(1.0, np.minimum(n - 1.0, np.floor(rng.random(n.size) * n)))
+    k[:40] = np.minimum(n[:40] - 1.0, rng.integers(1, 16, 40))  # small k: the table
+    floats = 0
+    for ki, ni in zip(k.tolist(), n.tolist(), strict=True):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            (want,) = _binomial._log_pmf_inner(_binomial._ARRAYS, np.array([ki]), np.array([ni]))
+        (got,) = _binomial._log_pmf_inner(_binomial._FLOATS, ki, ni)
+        floats += 1
+        assert got == float(want[0]), (ki, ni)
+        assert float(log_pmf_half(ki, ni)) == got
+    assert floats == n.size
+    with pytest.raises(ValueError):  # a fractional small count: gammaln, on the arrays
+        _binomial._stirlerr_of(_binomial._FLOATS, 2.5)
+    assert _binomial._stirlerr(np.array([2.5]))[0] == pytest.approx(
+        float(mp.log(mp.gamma(3.5)) - mp.log(mp.sqrt(2 * mp.pi * 2.5)) - 2.5 * mp.log(2.5)
+              + 2.5), rel=1e-12)

@@ -56,9 +56,13 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+
+from mcnemar import _routes
 
 __all__ = [
     "FAST_N",
@@ -121,12 +125,17 @@ def _stirlerr(n: FloatArray) -> FloatArray:
     a table of correctly rounded values; other n <= 15: from ``gammaln``; n > 15: the asymptotic
     series 1/(12n) - 1/(360n^3) + 1/(1260n^5) - 1/(1680n^7) + 1/(1188n^9) - 691/(360360n^11)
     + 1/(156n^13), whose first omitted term, 3617/(122400n^15), is below 3e-20 (Loader 2000;
-    checked against mpmath in the tests).
+    checked against mpmath in the tests). :func:`_stirlerr_of` on arrays.
     """
-    from scipy import special
-    n = np.asarray(n, dtype=np.float64)
+    out: FloatArray = np.asarray(_stirlerr_of(_ARRAYS, np.asarray(n, dtype=np.float64)),
+                                 dtype=np.float64)
+    return out
+
+
+def _stirlerr_of(xp: _BinomialOps, n: Any) -> Any:
+    """:func:`_stirlerr` on either route (on floats, n > 15 or a whole n)."""
     # the series everywhere (cheap; n > 15 as given), then the few n <= 15 replaced
-    big = np.maximum(n, 15.0)
+    big = xp.maximum(n, 15.0)
     r = 1.0 / (big * big)
     series = 1.0 / 12.0 - r * (
         1.0 / 360.0
@@ -136,17 +145,35 @@ def _stirlerr(n: FloatArray) -> FloatArray:
             - r * (1.0 / 1680.0 - r * (1.0 / 1188.0 - r * (691.0 / 360360.0 - r / 156.0)))
         )
     )
-    out: FloatArray = np.asarray(series / big, dtype=np.float64)
+    out = series / big
     small = n <= 15.0
-    if np.any(small):
-        ns = n[small]
-        whole = (ns >= 1.0) & (ns == np.floor(ns))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            by_gamma = special.gammaln(ns + 1.0) - (ns + 0.5) * np.log(ns) + ns - _HALF_LOG_2PI
-        out[small] = np.where(
-            whole, _STIRLERR_TABLE[np.where(whole, ns, 0.0).astype(np.intp)], by_gamma
-        )
+    if xp.any(small):
+        out = xp.small_stirlerr(n, small, out)
     return out
+
+
+def _small_stirlerr_arrays(n: FloatArray, small: NDArray[np.bool_], out: FloatArray
+                           ) -> FloatArray:
+    """``out`` with the Stirling errors of the n <= 15 (``small``) put in: the table's for whole
+    n, gammaln's for the others."""
+    from scipy import special
+
+    ns = n[small]
+    whole = (ns >= 1.0) & (ns == np.floor(ns))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        by_gamma = special.gammaln(ns + 1.0) - (ns + 0.5) * np.log(ns) + ns - _HALF_LOG_2PI
+    out = np.array(out, dtype=np.float64)
+    out[small] = np.where(whole, _STIRLERR_TABLE[np.where(whole, ns, 0.0).astype(np.intp)],
+                          by_gamma)
+    return out
+
+
+def _small_stirlerr_float(n: float, small: bool, out: float) -> float:
+    """:func:`_small_stirlerr_arrays` of one number: the table's value of a whole n; another
+    small n raises (the array route takes it)."""
+    if not (n >= 1.0 and n == math.floor(n)):
+        raise ValueError("a Stirling error from gammaln: the array route")
+    return _STIRLERR_VALUES[int(n)]
 
 
 def _bd0(x: FloatArray, mean: FloatArray) -> FloatArray:
@@ -155,25 +182,62 @@ def _bd0(x: FloatArray, mean: FloatArray) -> FloatArray:
     Where |x - mean| < 0.1 (x + mean) the series (x - mean) v + sum_{j>=1} 2x v^(2j+1)/(2j+1),
     v = (x - mean)/(x + mean), is summed until v^(2j) falls below 1e-17 (at most 9 terms, as
     |v| < 0.1); elsewhere the direct formula has no cancellation. x = 0 gives ``mean``.
+    :func:`_bd0_of` on arrays (the terms are as many as the largest v of the arrays needs).
     """
     x, mean = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(mean, np.float64))
-    diff = x - mean
-    close = np.abs(diff) < 0.1 * (x + mean)
     with np.errstate(divide="ignore", invalid="ignore"):
-        out: FloatArray = np.where(x > 0, x * np.log(x / mean), 0.0) + mean - x
-        v = np.where(close, diff / (x + mean), 0.0)
-    if np.any(close):
+        out: FloatArray = np.asarray(_bd0_of(_ARRAYS, x, mean), dtype=np.float64)
+    return out
+
+
+def _bd0_of(xp: _BinomialOps, x: Any, mean: Any) -> Any:
+    """:func:`_bd0` on either route."""
+    diff = x - mean
+    close = xp.abs(diff) < 0.1 * (x + mean)
+    out = xp.where(x > 0, x * xp.log(xp.divide(x, mean)), 0.0) + mean - x
+    v = xp.where(close, xp.divide(diff, x + mean), 0.0)
+    if xp.any(close):
         v2 = v * v
         term = 2.0 * x * v
         total = diff * v
         # term j is v^(2j) of the first one: stop once that is below 1e-17 (v2 < 0.01)
-        largest = float(v2.max())
+        largest = xp.largest(v2)
         terms = 1 if largest <= 0.0 else min(9, max(1, math.ceil(-17.0 / math.log10(largest))))
         for j in range(1, terms + 1):
             term = term * v2
             total = total + term / (2 * j + 1)
-        out = np.where(close, total, out)
+        out = xp.where(close, total, out)
     return out
+
+
+def _log_pmf_inner(xp: _BinomialOps, k: Any, n: Any) -> tuple[Any]:
+    """log Pr(X = k), X ~ Bin(n, 1/2), for 0 < k < n (Loader's form, :func:`log_pmf_half`), on
+    either route."""
+    m = n - k
+    half = n / 2.0
+    return (_stirlerr_of(xp, n) - _stirlerr_of(xp, k) - _stirlerr_of(xp, m) - _bd0_of(xp, k, half)
+            - _bd0_of(xp, m, half) - 0.5 * xp.log(2.0 * math.pi * k * (m / n)),)
+
+
+class _BinomialOps(_routes.Ops):
+    """The routes of :mod:`mcnemar._routes` with the Stirling error's small n (``small_stirlerr``)
+    and ``largest`` (the largest value of an array; on floats the number itself)."""
+
+    largest: Callable[[Any], float]
+    small_stirlerr: Callable[..., Any]
+
+    __slots__ = ("largest", "small_stirlerr")
+
+
+def _array_largest(x: FloatArray) -> float:
+    return float(x.max())
+
+
+_ARRAYS = _BinomialOps(**_routes.operations(_routes.ARRAYS), largest=_array_largest,
+                       small_stirlerr=_small_stirlerr_arrays)
+_FLOATS = _BinomialOps(**_routes.operations(_routes.FLOATS), largest=float,
+                       small_stirlerr=_small_stirlerr_float)
+_STIRLERR_VALUES: tuple[float, ...] = tuple(_STIRLERR_TABLE.tolist())
 
 
 def _as_float_pair(k: ArrayLike, n: ArrayLike) -> tuple[FloatArray, FloatArray]:
@@ -213,18 +277,13 @@ def log_pmf_half(k: ArrayLike, n: ArrayLike) -> FloatArray:
     edge = ((kk == 0) | (kk == nn)) & (nn >= 0)
     out[edge] = -nn[edge] * _LN2
     inner = (kk > 0) & (kk < nn)
-    if np.any(inner):
-        ki, ni = kk[inner], nn[inner]
-        mi = ni - ki
-        half = ni / 2.0
-        out[inner] = (
-            _stirlerr(ni)
-            - _stirlerr(ki)
-            - _stirlerr(mi)
-            - _bd0(ki, half)
-            - _bd0(mi, half)
-            - 0.5 * np.log(2.0 * np.pi * ki * (mi / ni))
-        )
+    if kk.size == 1 and inner.all():
+        # one probability (a report's table): Loader's form on Python floats
+        (out[...],) = _routes.one_table(_log_pmf_inner, (kk.item(), nn.item()), {},
+                                        routes=(_FLOATS, _ARRAYS))
+    elif np.any(inner):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            (out[inner],) = _log_pmf_inner(_ARRAYS, kk[inner], nn[inner])
     return out
 
 
