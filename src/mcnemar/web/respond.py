@@ -56,19 +56,12 @@ def clean_strings(obj: Any) -> Any:
     kind = type(obj)
     if kind is float or kind is int or kind is bool or obj is None:
         return obj
-    if kind is str:
+    if kind is str or isinstance(obj, str):
         return plain_lines(obj)
-    if kind is dict:
+    if kind is dict or isinstance(obj, dict):
         return {plain_lines(k) if isinstance(k, str) else k: clean_strings(v)
                 for k, v in obj.items()}
-    if kind is list or kind is tuple:
-        return [clean_strings(v) for v in obj]
-    if isinstance(obj, str):
-        return plain_lines(obj)
-    if isinstance(obj, dict):
-        return {plain_lines(k) if isinstance(k, str) else k: clean_strings(v)
-                for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
+    if kind is list or kind is tuple or isinstance(obj, list | tuple):
         return [clean_strings(v) for v in obj]
     return obj
 
