@@ -310,17 +310,21 @@ def _odds_ratio_intervals(
 
     size = b.size
     alpha = (1.0 - level) / 2.0
-    if size == 1 and has_or[0] and b[0] + c[0] <= _binomial.SMALL_N:
-        # one small table (a report): the same limits without the bookkeeping of a batch
-        exact_low, exact_high, midp_low, midp_high, small_midp = _small_odds_ratio(
-            int(b[0]), int(c[0]), alpha)
-        if not small_midp:
-            midp_low, midp_high = (float(v[0]) for v in _odds_ratio_limits(
-                "midp", b.astype(np.float64), c.astype(np.float64), np.array([level])))
+    if size and (has_or & (b + c <= _binomial.SMALL_N)).all():
+        # Every table small (a report, or a batch of small tables): the limits are the rows'
+        # columns, with no gather and no scatter; the mid-p limits past MIDP_SMALL_MAX are
+        # those of mcnemar.intervals, as below.
+        rows = _small_odds_ratio_rows(b, c, alpha)
+        midp_low, midp_high = rows[:, 2].copy(), rows[:, 3].copy()
+        redo = np.flatnonzero(rows[:, 4] == 0.0)
+        if redo.size:
+            midp_low[redo], midp_high[redo] = _odds_ratio_limits(
+                "midp", b[redo].astype(np.float64), c[redo].astype(np.float64),
+                np.full(redo.size, level))
         wilson = _or_wilson(b.astype(np.float64), c.astype(np.float64),
-                            np.array([normal_isf(alpha)]))
-        return {"exact": (np.array([exact_low]), np.array([exact_high])),
-                "midp": (np.array([midp_low]), np.array([midp_high])), "wilson": wilson}
+                            np.full(size, normal_isf(alpha)))
+        return {"exact": (rows[:, 0].copy(), rows[:, 1].copy()), "midp": (midp_low, midp_high),
+                "wilson": wilson}
     blocks = {m: (_nan(size), _nan(size)) for m in ODDS_RATIO_SHOWN}
     done = {"exact": np.zeros(size, dtype=bool), "midp": np.zeros(size, dtype=bool)}
     small = np.flatnonzero(has_or & (b + c <= _binomial.SMALL_N))
