@@ -224,6 +224,17 @@ class _Subset:
             self._floats = sub, levels
         return self._floats
 
+    def spread(self, values: tuple[FloatArray, ...]) -> tuple[FloatArray, ...]:
+        """Values of the subset's tables as columns of every table, NaN elsewhere (the arrays
+        themselves where the subset is every table: no scatter)."""
+        self.floats()
+        if self.idx is None:
+            return values
+        out = tuple(_nan(self.where.size) for _ in values)
+        for column, value in zip(out, values, strict=True):
+            column[self.idx] = value
+        return out
+
 
 def _subset_intervals(fn: Any, methods: tuple[str, ...], subset: _Subset
                       ) -> dict[str, tuple[FloatArray, FloatArray]]:
@@ -234,17 +245,9 @@ def _subset_intervals(fn: Any, methods: tuple[str, ...], subset: _Subset
     checks (the counts here are validated already), on flat float64 arrays.
     """
     sub, levels = subset.floats()
-    idx = subset.idx
-    if idx is None:
-        # Every table (one table, a batch where all have N): no gather and no scatter, and
-        # fn's limits are arrays of their own.
-        return {m: fn(m, *sub, levels) for m in methods}
-    size = subset.where.size
     out = {}
     for m in methods:
-        low, high = _nan(size), _nan(size)
-        if idx.size:
-            low[idx], high[idx] = fn(m, *sub, levels)
+        low, high = subset.spread(fn(m, *sub, levels) if sub[0].size else (_nan(0), _nan(0)))
         out[m] = (low, high)
     return out
 
@@ -399,23 +402,13 @@ def _small_odds_ratio(b: int, c: int, alpha: float) -> tuple[float, float, float
     )
 
 
-def _estimates_with_n(
-    cells: tuple[IntArray, ...], has_diff: BoolArray, alternative: str
-) -> tuple[FloatArray, ...]:
+def _estimates_with_n(with_n: _Subset, alternative: str) -> tuple[FloatArray, ...]:
     """Difference, ratio and the unpaired test (z, p, log10 p) of the tables with N > 0, NaN
     elsewhere (:func:`_estimates`; one table on Python floats)."""
-    size = has_diff.size
-    if size and has_diff.all():
-        return _routes.by_table(_estimates, tuple(x.astype(np.float64) for x in cells),
-                                {"alternative": alternative})
-    idx = np.flatnonzero(has_diff)
-    out = tuple(_nan(size) for _ in range(5))
-    if idx.size:
-        values = _routes.by_table(_estimates, tuple(x[idx].astype(np.float64) for x in cells),
-                                  {"alternative": alternative})
-        for column, value in zip(out, values, strict=True):
-            column[idx] = value
-    return out
+    cells, _ = with_n.floats()
+    if not cells[0].size:  # (no table has N: nothing computed, scipy not imported)
+        return with_n.spread(tuple(_nan(0) for _ in range(5)))
+    return with_n.spread(_routes.by_table(_estimates, cells, {"alternative": alternative}))
 
 
 def _estimates(xp: _routes.Ops, a: Any, b: Any, c: Any, d: Any, *, alternative: str
@@ -529,8 +522,8 @@ def compute(
 
     has_diff = has_n & (n > 0)
     cells = (a, b, c, d)
-    diff, ratio, uz, up, ulog = _estimates_with_n(cells, has_diff, alt)
     with_n = _Subset(has_diff, cells, level)
+    diff, ratio, uz, up, ulog = _estimates_with_n(with_n, alt)
     diff_ci = LazyIntervals(DIFFERENCE_SHOWN, lambda m: _subset_intervals(
         _difference_limits, (m,), with_n))
     ratio_ci = LazyIntervals(RATIO_SHOWN, lambda m: _subset_intervals(
