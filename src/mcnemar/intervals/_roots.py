@@ -359,13 +359,17 @@ def _wilson(xp: IntervalOps, x: Real, n: Real, z: Real) -> Limits:
     return xp.where(undefined, math.nan, low), xp.where(undefined, math.nan, high)
 
 
+def _marginal(xp: IntervalOps, x: Real, n: Real, z: Real) -> tuple[Any, Any, Any]:
+    """One system's accuracy x/N and its Wilson limits, (p, l, u)."""
+    low, high = _wilson(xp, x, n, z)
+    return x / n, low, high
+
+
 def _paired_wilson(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) -> tuple[Any, ...]:
     """What the MOVER intervals of a paired table start from: p1 = (a + b)/N and
-    p2 = (a + c)/N with their Wilson limits, (p1, l1, u1, p2, l2, u2)."""
+    p2 = (a + c)/N with their Wilson limits, (p1, l1, u1, p2, l2, u2) (:func:`_marginal`)."""
     n = a + b + c + d
-    l1, u1 = _wilson(xp, a + b, n, z)
-    l2, u2 = _wilson(xp, a + c, n, z)
-    return (a + b) / n, l1, u1, (a + c) / n, l2, u2
+    return (*_marginal(xp, a + b, n, z), *_marginal(xp, a + c, n, z))
 
 
 def _paired_correlation(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, cross: Real) -> Any:

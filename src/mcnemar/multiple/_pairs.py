@@ -510,15 +510,14 @@ def _tested_cells(
 def _model_marginals(right: IntArray, n: int, confidence_level: float
                      ) -> tuple[FloatArray, FloatArray, FloatArray]:
     """Each model's accuracy and its Wilson limits at ``confidence_level``, as the MOVER
-    intervals of a pair take them (:func:`mcnemar.intervals._roots._paired_wilson`)."""
+    intervals of a pair take them (:func:`mcnemar.intervals._roots._marginal`)."""
     from mcnemar.intervals._inputs import _z_of
-    from mcnemar.intervals._roots import ARRAYS, _wilson
+    from mcnemar.intervals._roots import ARRAYS, _marginal
 
-    x = right.astype(np.float64)
-    total = np.full(x.size, float(n))
     with np.errstate(divide="ignore", invalid="ignore"):
-        low, high = _wilson(ARRAYS, x, total, _z_of(confidence_level))
-        return x / total, low, high
+        accuracy, low, high = _marginal(ARRAYS, right.astype(np.float64),
+                                        np.full(right.size, float(n)), _z_of(confidence_level))
+    return accuracy, low, high
 
 
 def pairwise(
