@@ -43,7 +43,6 @@ from mcnemar.planning._kernel import (
 )
 from mcnemar.planning._power_path import (
     PowerPath,
-    _window,
     chernoff_windows,
     first_rejecting,
     path_take,
@@ -305,11 +304,10 @@ def _solve_theta_fast(
     two_sided = alternative == "two-sided"
     # Below the first count at which the test can reject, the power is 0 whatever theta.
     first = first_rejecting(tail, method)
-    if n.size == 1:
-        lo_1, hi_1 = routes.one_table(_window, (float(n[0]), float(psi[0])), {})
-        return _solve_theta_one(n, psi, routes.maximum(lo_1, first), hi_1, target, alpha,
-                                tail, two_sided, method, float(start[0]))
     lo, hi = chernoff_windows(n, psi)
+    if n.size == 1:
+        return _solve_theta_one(n, psi, routes.maximum(float(lo[0]), first), float(hi[0]),
+                                target, alpha, tail, two_sided, method, float(start[0]))
     theta = np.full(n.size, np.nan)
     p_top = np.zeros(n.size)
     lo = np.maximum(lo, first)

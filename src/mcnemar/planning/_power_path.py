@@ -363,23 +363,20 @@ def power_sums(path: PowerPath, theta: Real, two_sided: bool) -> tuple[Any, Any,
     calls on one-element arrays. At theta = 1 it divides by 0: the searches call it under
     ``np.errstate``.
     """
-    one = isinstance(theta, float)
     # rows: the upper tail, then the lower one (p and q swapped: q is p's rows reversed);
     # the logarithms are taken of contiguous arrays (numpy's are the same on any of those)
-    if isinstance(theta, float):
-        p = np.array([[theta], [1.0 - theta]]) if two_sided else np.array([[theta]])
-        q = p[::-1] if two_sided else np.array([[1.0 - theta]])
-    elif two_sided:
-        p = np.concatenate((theta, 1.0 - theta)).reshape(2, theta.size)
+    theta_c = 1.0 - theta
+    if two_sided:
+        p = (np.array([[theta], [theta_c]]) if isinstance(theta, float)
+             else np.concatenate((theta, theta_c)).reshape(2, theta.size))
         q = p[::-1]
     else:
-        p, q = theta[None, :], (1.0 - theta)[None, :]
+        p, q = np.atleast_2d(theta), np.atleast_2d(theta_c)
     log_p = np.log(p)
     log_q = log_p[::-1] if two_sided else np.log(q)
     sums, anchors = _tail_sums(path, p, q, log_p, log_q)
-    if one:
+    if isinstance(theta, float):
         # (p and q of the rows as Python floats: 1 - theta rounds as in the array)
-        theta_c = 1.0 - theta
         rows = ((theta, theta_c), (theta_c, theta))
         value, slope, curve = zip(*(
             _tail_power(routes.FLOATS, anchor, p_t, q_t, *row)
