@@ -67,6 +67,7 @@ from mcnemar import _routes
 __all__ = [
     "FAST_N",
     "SMALL_N",
+    "exact_log_tail",
     "log_lower_tail_half",
     "log_midp_tail_half",
     "log_pmf_half",
@@ -583,6 +584,12 @@ _LIMIT_LAST_STEP = 1e-10
 _LIMIT_STEPS = 100
 
 
+def exact_log_tail(k: int, n: int, mid: bool) -> float:
+    """One value of :func:`log_tails_half_small`, for whole 0 <= k <= n <= SMALL_N (not
+    checked: the callers' counts are)."""
+    return _exact_half_logs(n)[mid][k]
+
+
 @functools.lru_cache(maxsize=SMALL_N + 1)
 def _exact_half_logs(n: int) -> tuple[tuple[float, ...], tuple[float, ...]]:
     """(log L(k), log M(k)) for k = 0..n, X ~ Bin(n, 1/2), from exact integer sums."""
@@ -654,7 +661,7 @@ def log_tails_half_small(k: ArrayLike, n: ArrayLike, *, mid: bool = False) -> Fl
         pairs = list(zip(k.ravel().tolist(), n.ravel().tolist(), strict=True))
         if not all(0 <= j <= m <= SMALL_N and j == int(j) and m == int(m) for j, m in pairs):
             raise ValueError(f"the exact small-n tails need whole 0 <= k <= n <= {SMALL_N}")
-        rows = [_exact_half_logs(int(m))[mid][int(j)] for j, m in pairs]
+        rows = [exact_log_tail(int(j), int(m), mid) for j, m in pairs]
         return np.array(rows, dtype=np.float64).reshape(k.shape)
     kk, nn = _as_float_pair(k, n)
     if kk.size == 0:

@@ -261,9 +261,8 @@ def pvalues(
     floats for a single small table, on arrays otherwise.
     """
     shape = np.shape(b)
-    values = _routes.by_table(
-        _test_formula, (np.ravel(b).astype(np.float64), np.ravel(c).astype(np.float64)),
-        {"method": method, "alternative": alternative}, routes=(_TEST_FLOATS, _TEST_ARRAYS))
+    values = _tests_of((np.ravel(b).astype(np.float64), np.ravel(c).astype(np.float64)),
+                       method, alternative)
     statistic, pvalue, log10_pvalue, zscore = (v.reshape(shape) for v in values)
     return statistic, pvalue, log10_pvalue, zscore
 
@@ -274,13 +273,16 @@ def pvalues_by_method(
     """:func:`pvalues` of every method of :data:`METHODS`, in that order, for validated flat
     counts (converted once)."""
     cells = (b.astype(np.float64), c.astype(np.float64))
-    out = {}
-    for key in METHODS:
-        statistic, pvalue, log10_pvalue, zscore = _routes.by_table(
-            _test_formula, cells, {"method": key, "alternative": alternative},
-            routes=(_TEST_FLOATS, _TEST_ARRAYS))
-        out[key] = (statistic, pvalue, log10_pvalue, zscore)
-    return out
+    return {key: _tests_of(cells, key, alternative) for key in METHODS}
+
+
+def _tests_of(cells: tuple[FloatArray, FloatArray], method: str, alternative: str
+              ) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """:func:`_test_formula` of flat float cells (b, c), by the route of :func:`by_table`."""
+    statistic, pvalue, log10_pvalue, zscore = _routes.by_table(
+        _test_formula, cells, {"method": method, "alternative": alternative},
+        routes=(_TEST_FLOATS, _TEST_ARRAYS))
+    return statistic, pvalue, log10_pvalue, zscore
 
 
 def _test_formula(xp: _TestOps, bf: Any, cf: Any, *, method: str, alternative: str
@@ -299,7 +301,7 @@ def _test_formula(xp: _TestOps, bf: Any, cf: Any, *, method: str, alternative: s
             # P(X >= b) = P(X <= c) by the symmetry of Bin(D, 1/2).
             logp = xp.log_tail(cf if alternative == "greater" else bf, n, mid)
             statistic = bf + 0.0  # (a copy of the array)
-        zscore = xp.where(zero, math.nan, math.nan)
+        zscore = xp.where(zero, math.nan, math.nan)  # (NaN of the route's shape)
     else:
         statistic, z, x = _chi_square_parts(xp, bf, cf, method, alternative)
         log_phi = xp.log_phi(x, bf, n, method, alternative)
@@ -330,7 +332,7 @@ def _float_log_tail(k: float, n: float, mid: bool) -> float:
     one raises, for the array route."""
     if not n <= _binomial.SMALL_N:
         raise ValueError("beyond the exact small-n tails")
-    return _binomial._exact_half_logs(int(n))[mid][int(k)]
+    return _binomial.exact_log_tail(int(k), int(n), mid)
 
 
 def _chi_square_parts(
@@ -385,7 +387,8 @@ def _log_ndtr_of(
     return out
 
 
-def _float_log_ndtr(x: float, bf: float, n: float, method: str, alternative: str) -> float:
+def _float_log_ndtr_of(x: float, bf: float, n: float, method: str, alternative: str
+                       ) -> float:
     """:func:`_log_ndtr_of` of one small table; a larger one raises, for the array route."""
     if not n <= _binomial.SMALL_N:
         raise ValueError("beyond the small tables of log Phi")
@@ -585,7 +588,6 @@ def _unconditional(
     return statistic, pvalue, log10p, zscore
 
 
-
 class _TestOps(_routes.Ops):
     """The routes of :mod:`mcnemar._routes` with the tests' tails: ``log_tail(k, n, mid)``
     (:func:`_log_tail`) and ``log_phi(x, b, n, method, alternative)``
@@ -601,7 +603,8 @@ class _TestOps(_routes.Ops):
 _TEST_ARRAYS = _TestOps(**_routes.operations(_routes.ARRAYS), log_tail=_log_tail,
                         log_phi=_log_ndtr_of)
 _TEST_FLOATS = _TestOps(**_routes.operations(_routes.FLOATS), log_tail=_float_log_tail,
-                        log_phi=_float_log_ndtr)
+                        log_phi=_float_log_ndtr_of)
+
 
 def unpaired_ztest(
     a: ArrayLike, b: ArrayLike, c: ArrayLike, d: ArrayLike, *, alternative: str = "two-sided"
