@@ -293,6 +293,12 @@ def by_table(formula: Callable[..., tuple[Any, ...]], cells: tuple[npt.NDArray[A
         else:
             return tuple([np.array(column, dtype=np.float64)
                           for column in zip(*rows, strict=True)])
+    return _on_arrays(formula, cells, static, arrays)
+
+
+def _on_arrays(formula: Callable[..., tuple[Any, ...]], cells: Any, static: dict[str, Any],
+               arrays: Ops) -> tuple[FloatArray, ...]:
+    """The array route of :func:`by_table` and :func:`one_table`."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         values = formula(arrays, *cells, **static)
     return tuple(np.asarray(v, dtype=np.float64) for v in values)
@@ -310,6 +316,4 @@ def one_table(formula: Callable[..., tuple[Any, ...]], values: tuple[Any, ...],
         pass
     cells = [np.array([v], dtype=np.bool_ if isinstance(v, bool) else np.float64)
              for v in values]
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return tuple([float(np.asarray(v).reshape(-1)[0])
-                      for v in formula(arrays, *cells, **static)])
+    return tuple([float(v.reshape(-1)[0]) for v in _on_arrays(formula, cells, static, arrays)])
