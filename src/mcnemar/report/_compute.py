@@ -78,12 +78,14 @@ def system_names(names: Any) -> tuple[str, str]:
     if type(names) is tuple and len(names) == 2 and all(type(x) is str for x in names):
         # (most calls pass the same few pairs: their checked and cleaned names are kept)
         return _checked_pair(names)
+    return _check_pair(names)
+
+
+def _check_pair(names: Any) -> tuple[str, str]:
     return check_names(names, 2, what="system", clean=clean_name)  # type: ignore[return-value]
 
 
-@functools.lru_cache(maxsize=256)
-def _checked_pair(names: tuple[str, str]) -> tuple[str, str]:
-    return check_names(names, 2, what="system", clean=clean_name)  # type: ignore[return-value]
+_checked_pair = functools.lru_cache(maxsize=256)(_check_pair)
 
 
 @dataclass(frozen=True, slots=True)
