@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import math
-import struct
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _bits import float_bits
 from mcnemar import McNemarError, PairedTable, TableError, mcnemar
 from mcnemar.inference import format_pvalue, unpaired_ztest
 
@@ -520,7 +520,7 @@ def test_a_few_small_tables_get_the_values_of_the_table_lookup() -> None:
 
 
 def _same_bits(x: float, y: float) -> bool:
-    return (math.isnan(x) and math.isnan(y)) or struct.pack("<d", x) == struct.pack("<d", y)
+    return float_bits(x) == float_bits(y)
 
 
 def test_one_small_table_on_floats_gets_the_bits_of_the_arrays() -> None:

@@ -15,8 +15,6 @@ for one table, numpy arrays for many.
 from __future__ import annotations
 
 import json
-import math
-import struct
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from _bits import float_bits as _bits
 from mcnemar import intervals as iv
 from mcnemar.inference import normal_isf
 from mcnemar.intervals import _roots
@@ -43,11 +42,6 @@ from mcnemar.intervals._roots import ARRAYS, FLOAT_ROUTE_ERRORS, FLOATS
 REFERENCE = Path(__file__).parent / "data" / "reference" / "intervals_before.json"
 LEVELS = (0.8, 0.9, 0.95, 0.99)
 EXAMPLE = (157.0, 17.0, 3.0, 23.0)
-
-
-def _bits(x: float) -> bytes:
-    """The float's bits, one pattern for every nan (numpy's and Python's differ in sign)."""
-    return b"nan" if math.isnan(x) else struct.pack("<d", x)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -6,7 +6,6 @@ on one-element arrays), and :func:`mcnemar._routes.by_table` giving either route
 from __future__ import annotations
 
 import math
-import struct
 from typing import Any
 
 import numpy as np
@@ -15,14 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import special
 
+from _bits import float_bits as _bits
 from mcnemar import _routes
 from mcnemar._routes import ARRAYS, FLOAT_ROUTE_ERRORS, FLOATS
-
-
-def _bits(x: float) -> bytes:
-    """The float's bits, one pattern for every nan (numpy's and Python's differ in sign)."""
-    return b"nan" if math.isnan(x) else struct.pack("<d", x)
-
 
 special_values = st.sampled_from(
     [0.0, -0.0, 1.0, -1.0, math.inf, -math.inf, math.nan, 5e-324, 1e308, 709.5, 710.0, 0.5]
