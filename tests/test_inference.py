@@ -540,9 +540,60 @@ def test_one_small_table_on_floats_gets_the_bits_of_the_arrays() -> None:
                 floats = _test_formula(_TEST_FLOATS, float(bf[i]), float(cf[i]), **options)
                 for got, want in zip(floats, arrays, strict=True):
                     assert _same_bits(got, float(want[i])), (method, alt, b[i], c[i])
-            if method in ("exact", "midp", "asymptotic"):
-                with pytest.raises(ValueError):
-                    _test_formula(_TEST_FLOATS, 40.0, 30.0, **options)
+
+
+def _large_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Tables beyond SMALL_N discordant items: random ones up to FAST_N and past it, even
+    splits, one-sided tails above the middle, and tails that underflow the plain route."""
+    rng = np.random.default_rng(23)
+    d = rng.integers(65, 12_000, size=400)
+    b = rng.integers(0, d + 1)
+    edges = [(40, 40), (33, 32), (32, 33), (0, 65), (65, 0), (0, 2000), (1, 3000),
+             (5000, 5000), (4999, 5001), (6000, 5000), (10, 9990), (1200, 0)]
+    b = np.concatenate([b, [e[0] for e in edges]])
+    c = np.concatenate([d - b[:d.size], [e[1] for e in edges]])
+    return b, c
+
+
+def test_one_large_table_on_floats_gets_the_bits_of_the_arrays() -> None:
+    """Beyond SMALL_N a single table's tests run on Python floats where the tail has a cheap
+    route (the incomplete beta of a tail in the lower half up to FAST_N that does not
+    underflow, scipy's log Phi) and on the arrays elsewhere: either way the bits of the
+    formula on an array of many tables (which take scipy's routes). Which tables the float
+    route refuses is checked too, so a regression to the arrays is seen."""
+    from mcnemar._binomial import FAST_N
+    from mcnemar.inference import _TEST_ARRAYS, _TEST_FLOATS, _test_formula, _tests_of
+
+    b, c = _large_tables()
+    bf, cf = b.astype(np.float64), c.astype(np.float64)
+    for method in METHODS:
+        for alt in ALTERNATIVES:
+            options = {"method": method, "alternative": alt}
+            with np.errstate(divide="ignore", invalid="ignore"):
+                arrays = _test_formula(_TEST_ARRAYS, bf, cf, **options)
+            for i in range(b.size):
+                try:
+                    floats = _test_formula(_TEST_FLOATS, float(bf[i]), float(cf[i]), **options)
+                except ValueError:
+                    # (which tables may not: the chi-square tests' never, nor a two-sided
+                    # exact tail within 3 standard deviations of the middle below FAST_N)
+                    d = b[i] + c[i]
+                    assert method in ("exact", "midp"), (method, alt, b[i], c[i])
+                    assert (alt != "two-sided" or b[i] == c[i] or d > FAST_N
+                            or abs(b[i] - c[i]) > 3 * math.sqrt(d)), (method, alt, b[i], c[i])
+                    floats = tuple(float(v[0]) for v in _tests_of(
+                        (bf[i : i + 1], cf[i : i + 1]), method, alt))
+                for got, want in zip(floats, arrays, strict=True):
+                    assert _same_bits(got, float(want[i])), (method, alt, b[i], c[i])
+
+
+def test_the_float_tail_refuses_what_has_no_cheap_route() -> None:
+    from mcnemar._binomial import FAST_N, log_tail_half_one
+
+    for k, n in ((40.0, 70.0), (0.0, 2000.0), (3.0, FAST_N + 1.0), (35.0, 70.0)):
+        with pytest.raises(ValueError):
+            log_tail_half_one(k, n, False)
+    assert log_tail_half_one(0.0, 900.0, False) == pytest.approx(-900 * math.log(2), rel=1e-14)
 
 
 def test_the_unpaired_test_on_floats_gets_the_bits_of_the_arrays() -> None:

@@ -584,6 +584,49 @@ _LIMIT_LAST_STEP = 1e-10
 _LIMIT_STEPS = 100
 
 
+def log_tail_half_one(k: float, n: float, mid: bool) -> float:
+    """log L(k) (or log M(k) if ``mid``) of Bin(n, 1/2) for one whole 0 <= k <= n on Python
+    floats: the value the array routes give (:func:`log_tails_half_small` up to SMALL_N,
+    :func:`log_lower_tail_half` and :func:`log_midp_tail_half` beyond, by the same operations)
+    where it has a cheap route: up to SMALL_N the exact integer tail, beyond it, for tails in
+    the lower half (2k + 1 <= n <= FAST_N) that do not underflow, the incomplete beta.
+
+    Raises
+    ------
+    ValueError
+        Elsewhere (a tail above the middle, beyond FAST_N or below 1e-280, which the
+        log-space route of the arrays takes): the caller's route falls back to the arrays.
+
+    Examples
+    --------
+    >>> round(math.exp(log_tail_half_one(3.0, 15.0, False)) * 2**15, 9)  # 1 + 15 + 105 + 455
+    576.0
+    >>> bool(log_tail_half_one(30.0, 100.0, True) == float(log_midp_tail_half(30, 100)))
+    True
+    """
+    if n <= SMALL_N:
+        return exact_log_tail(int(k), int(n), mid)
+    if not (k >= 0.0 and 2.0 * k + 1.0 <= n <= FAST_N):
+        raise ValueError("a tail beyond the lower half or FAST_N takes the array route")
+    from scipy import special
+
+    tail = float(special.betainc(n - k, k + 1.0, 0.5))
+    if not tail >= _TINY:
+        raise ValueError("a tail below 1e-280 takes the log-space route of the arrays")
+    if mid:
+        # M(k) = L(k) - Pr(X = k)/2, as in _log_lower_small
+        tail = tail - 0.5 * _FLOATS.exp(_log_pmf_one(k, n))
+    return float(_FLOATS.log(tail))
+
+
+def _log_pmf_one(k: float, n: float) -> float:
+    """:func:`log_pmf_half` of one whole 0 <= k <= n on Python floats (its values)."""
+    if k == 0.0 or k == n:
+        return -n * _LN2
+    (value,) = _routes.one_table(_log_pmf_inner, (k, n), {}, routes=(_FLOATS, _ARRAYS))
+    return float(value)
+
+
 def exact_log_tail(k: int, n: int, mid: bool) -> float:
     """One value of :func:`log_tails_half_small`, for whole 0 <= k <= n <= SMALL_N (not
     checked: the callers' counts are)."""

@@ -328,11 +328,10 @@ def _log_tail(k: FloatArray, n: FloatArray, mid: bool) -> FloatArray:
 
 
 def _float_log_tail(k: float, n: float, mid: bool) -> float:
-    """:func:`_log_tail` of one small table (the value the table of tails holds); a larger
-    one raises, for the array route."""
-    if not n <= _binomial.SMALL_N:
-        raise ValueError("beyond the exact small-n tails")
-    return _binomial.exact_log_tail(int(k), int(n), mid)
+    """:func:`_log_tail` of one table on Python floats, where it has a cheap route
+    (:func:`mcnemar._binomial.log_tail_half_one`: the same value); elsewhere it raises, for the
+    array route."""
+    return _binomial.log_tail_half_one(k, n, mid)
 
 
 def _chi_square_parts(
@@ -389,10 +388,13 @@ def _log_ndtr_of(
 
 def _float_log_ndtr_of(x: float, bf: float, n: float, method: str, alternative: str
                        ) -> float:
-    """:func:`_log_ndtr_of` of one small table; a larger one raises, for the array route."""
-    if not n <= _binomial.SMALL_N:
-        raise ValueError("beyond the small tables of log Phi")
-    return log_ndtr(x)
+    """:func:`_log_ndtr_of` of one table on Python floats: the value of the small tables
+    (:func:`log_ndtr`) up to SMALL_N, scipy's beyond (its kernel, as on the arrays)."""
+    if n <= _binomial.SMALL_N:
+        return log_ndtr(x)
+    from scipy import special
+
+    return float(special.log_ndtr(x))
 
 
 def _table_size(n: FloatArray) -> int:
@@ -591,8 +593,9 @@ def _unconditional(
 class _TestOps(_routes.Ops):
     """The routes of :mod:`mcnemar._routes` with the tests' tails: ``log_tail(k, n, mid)``
     (:func:`_log_tail`) and ``log_phi(x, b, n, method, alternative)``
-    (:func:`_log_ndtr_of`); on floats, of a small table only (a larger one raises, and
-    :func:`mcnemar._routes.by_table` takes the array route)."""
+    (:func:`_log_ndtr_of`); on floats, of one table whose tails have a cheap route (where
+    they have none the float route raises, and :func:`mcnemar._routes.by_table` takes the
+    array route)."""
 
     log_tail: Callable[..., Any]
     log_phi: Callable[..., Any]
