@@ -207,3 +207,35 @@ def test_root_searches_take_the_same_steps(shifts: list[float], nearer: bool,
                                    -1.0, 1.0, float(f_lo[k]), float(f_hi[k]), **options)
            for k in range(s.size)]
     assert together.tolist() == many[: s.size].tolist() == one
+
+
+# -- several closed forms in one pass ----------------------------------------------------------
+
+
+def test_the_closed_forms_in_one_pass_are_each_methods_own_limits() -> None:
+    """``closed_form_limits`` (a single table's report computes its closed-form intervals in
+    one pass on floats) gives each method's limits of its own call, bit for bit, alone and in
+    batches, zero cells included (where a float route raises and the pass takes the
+    arrays); and the report's lists of closed forms are the interval modules' ones."""
+    from mcnemar.intervals import _difference, _ratio
+    from mcnemar.report import _compute
+
+    rng = np.random.default_rng(31)
+    cells = rng.integers(0, 60, size=(200, 4)).astype(np.float64)
+    cells[:6] = [[0, 0, 0, 0], [5, 0, 0, 0], [0, 3, 0, 0], [0, 0, 0, 9], [0, 2, 2, 0],
+                 [1e12, 3, 1e6, 1e12]]
+    levels = np.where(rng.random(200) < 0.5, 0.95, 0.9)
+    for module, shown in ((_difference, _compute.DIFFERENCE_SHOWN),
+                          (_ratio, _compute.RATIO_SHOWN)):
+        closed = tuple(m for m in shown if m in module.CLOSED_FORMS)
+        assert closed == (_compute.DIFFERENCE_CLOSED if module is _difference
+                          else _compute.RATIO_CLOSED)
+        own = _difference._difference_limits if module is _difference else _ratio._ratio_limits
+        for rows in [slice(i, i + 1) for i in range(12)] + [slice(0, 200), slice(3, 5)]:
+            sub = tuple(np.ascontiguousarray(cells[rows, k]) for k in range(4))
+            together = module.closed_form_limits(closed, *sub, levels[rows])
+            for method, (low, high) in zip(closed, together, strict=True):
+                want_low, want_high = own(method, *sub, levels[rows])
+                for got, want in ((low, want_low), (high, want_high)):
+                    assert ([_bits(x) for x in got.tolist()]
+                            == [_bits(x) for x in want.tolist()]), (method, rows)

@@ -276,6 +276,9 @@ def check_open_unit(value: Any, argument: str, *, example: str | None = None) ->
     ...
     mcnemar.errors.McNemarError: alpha must be strictly between 0 and 1 (e.g. 0.05), got 1.5
     """
+    if type(value) is float and 0.0 < value < 1.0:
+        # (the usual call: a level as a Python float, checked before any message is made)
+        return value
     name, ex = _named(argument), _example(argument, example)
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise McNemarError(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from typing import Any, Final
@@ -24,6 +25,7 @@ from mcnemar.intervals._roots import (
     _paired_correlation,
     _paired_wilson,
     by_table,
+    by_table_many,
 )
 from mcnemar.vocabulary import DIFFERENCE_INTERVALS, names
 
@@ -353,6 +355,20 @@ def _difference_limits(
         low, high = _diff_exact(a, b, c, d, level)
         return _in_range(ARRAYS, low, high, a + b + c + d)
     return by_table(_difference, (a, b, c, d, _z(level)), formula=_DIFFERENCE_IMPL[method])
+
+
+#: The methods of :func:`difference_interval` with closed-form limits (no search).
+CLOSED_FORMS: Final = ("wald", "wald-cc", "agresti-min", "bonett-price", "newcombe",
+                       "newcombe-plain")
+
+
+def closed_form_limits(methods: tuple[str, ...], a: FloatArray, b: FloatArray, c: FloatArray,
+                       d: FloatArray, level: FloatArray) -> list[tuple[FloatArray, FloatArray]]:
+    """:func:`_difference_limits` of each of ``methods`` (of :data:`CLOSED_FORMS`), in one
+    pass over the tables (:func:`mcnemar.intervals._roots.by_table_many`): the same limits."""
+    formulas = tuple(functools.partial(_difference, formula=_DIFFERENCE_IMPL[m])
+                     for m in methods)
+    return by_table_many(formulas, (a, b, c, d, _z(level)))
 
 
 #: The methods whose limits start from each system's accuracy and its Wilson limits alone.

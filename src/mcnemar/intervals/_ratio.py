@@ -21,6 +21,7 @@ from mcnemar.intervals._roots import (
     _paired_wilson,
     _wilson,
     by_table,
+    by_table_many,
 )
 from mcnemar.vocabulary import RATIO_INTERVALS, names
 
@@ -258,6 +259,17 @@ def ratio_interval(
     return whole_table_interval(
         _ratio_limits, RATIO_METHODS, "ratio", (a, b, c, d), confidence_level, method
     )
+
+
+#: The methods of :func:`ratio_interval` with closed-form limits (no search).
+CLOSED_FORMS: Final = ("wald", "bonett-price", "mover-wilson")
+
+
+def closed_form_limits(methods: tuple[str, ...], a: FloatArray, b: FloatArray, c: FloatArray,
+                       d: FloatArray, level: FloatArray) -> list[tuple[FloatArray, FloatArray]]:
+    """:func:`_ratio_limits` of each of ``methods`` (of :data:`CLOSED_FORMS`), in one pass
+    over the tables (:func:`mcnemar.intervals._roots.by_table_many`): the same limits."""
+    return by_table_many(tuple(_RATIO_IMPL[m] for m in methods), (a, b, c, d, _z(level)))
 
 
 def _ratio_limits(

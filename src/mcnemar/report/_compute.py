@@ -254,6 +254,21 @@ def _subset_intervals(fn: Any, methods: tuple[str, ...], subset: _Subset
     return out
 
 
+def _interval_blocks(limits: Any, closed_forms: tuple[str, ...], closed_form_limits: Any,
+                     method: str, subset: _Subset) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """The blocks a first read of ``method`` computes: for a single table, every shown
+    method with a closed form at once when ``method`` is one of them (``closed_forms``; one
+    pass on Python floats, where each call of a route costs more than a closed form's
+    arithmetic); otherwise that method's alone, so that a batch computes only what is read.
+    Either way each method's limits are those of its own call of ``limits``."""
+    if method in closed_forms and subset.where.size == 1:
+        sub, levels = subset.floats()
+        if sub[0].size:
+            found = closed_form_limits(closed_forms, *sub, levels)
+            return {m: subset.spread(lh) for m, lh in zip(closed_forms, found, strict=True)}
+    return _subset_intervals(limits, (method,), subset)
+
+
 class LazyIntervals(Mapping[str, tuple[FloatArray, FloatArray]]):
     """The interval blocks of a quantity, each method's (low, high) computed when first read
     and kept: a batch whose reader never asks for a method (``to_frame()`` shows Newcombe's
@@ -487,6 +502,25 @@ def _ratio_limits(*args: Any) -> tuple[FloatArray, FloatArray]:
     return limits(*args)
 
 
+def _difference_closed(*args: Any) -> list[tuple[FloatArray, FloatArray]]:
+    """:func:`mcnemar.intervals._difference.closed_form_limits`, imported on first use."""
+    from mcnemar.intervals._difference import closed_form_limits
+
+    return closed_form_limits(*args)
+
+
+def _ratio_closed(*args: Any) -> list[tuple[FloatArray, FloatArray]]:
+    """:func:`mcnemar.intervals._ratio.closed_form_limits`, imported on first use."""
+    from mcnemar.intervals._ratio import closed_form_limits
+
+    return closed_form_limits(*args)
+
+
+#: The shown methods with closed-form limits (those of the interval modules' CLOSED_FORMS).
+DIFFERENCE_CLOSED = tuple(m for m in DIFFERENCE_SHOWN if m not in ("exact", "tango"))
+RATIO_CLOSED = tuple(m for m in RATIO_SHOWN if m != "tang")
+
+
 def compute(
     a: IntArray,
     b: IntArray,
@@ -526,10 +560,10 @@ def compute(
     cells = (a, b, c, d)
     with_n = _Subset(has_diff, cells, level)
     diff, ratio, uz, up, ulog = _estimates_with_n(with_n, alt)
-    diff_ci = LazyIntervals(DIFFERENCE_SHOWN, lambda m: _subset_intervals(
-        _difference_limits, (m,), with_n))
-    ratio_ci = LazyIntervals(RATIO_SHOWN, lambda m: _subset_intervals(
-        _ratio_limits, (m,), with_n))
+    diff_ci = LazyIntervals(DIFFERENCE_SHOWN, lambda m: _interval_blocks(
+        _difference_limits, DIFFERENCE_CLOSED, _difference_closed, m, with_n))
+    ratio_ci = LazyIntervals(RATIO_SHOWN, lambda m: _interval_blocks(
+        _ratio_limits, RATIO_CLOSED, _ratio_closed, m, with_n))
     detectable, power_exact, too_many = _detectable(n, big_d, has_diff, opts)
 
     low, high = diff_ci["newcombe"]
