@@ -265,7 +265,11 @@ def _interval_blocks(limits: Any, closed_forms: tuple[str, ...], closed_form_lim
         sub, levels = subset.floats()
         if sub[0].size:
             found = closed_form_limits(closed_forms, *sub, levels)
-            return {m: subset.spread(lh) for m, lh in zip(closed_forms, found, strict=True)}
+            out = {}
+            for m, limits in zip(closed_forms, found, strict=True):
+                low, high = subset.spread(limits)
+                out[m] = (low, high)
+            return out
     return _subset_intervals(limits, (method,), subset)
 
 
