@@ -31,6 +31,8 @@ from mcnemar.intervals import _roots
 from mcnemar.intervals._difference import _DIFFERENCE_IMPL, _difference
 from mcnemar.intervals._inputs import _z_of
 from mcnemar.intervals._odds_ratio import (
+    _or_exact_limits,
+    _or_midp_limits,
     _or_unbounded,
     _or_wald,
     _or_wilson,
@@ -112,6 +114,11 @@ FORMULAS: dict[str, Callable[..., Any]] = {
         xp, b, c, z, formula=_or_wald, add=0.0),
     "odds ratio wald-laplace": lambda xp, a, b, c, d, z: _or_unbounded(
         xp, b, c, z, formula=_or_wald, add=1.0),
+    # (the Clopper-Pearson and mid-p formulas take the tail alpha = Phi(-z))
+    "odds ratio exact": lambda xp, a, b, c, d, z: _or_unbounded(
+        xp, b, c, xp.ndtr(-z), formula=_or_exact_limits),
+    "odds ratio midp": lambda xp, a, b, c, d, z: _or_unbounded(
+        xp, b, c, xp.ndtr(-z), formula=_or_midp_limits),
     "wilson": lambda xp, a, b, c, d, z: _roots._wilson(xp, a + b, a + b + c + d, z),
 }
 

@@ -177,6 +177,30 @@ def _float_log_ndtr(x: float) -> float:
     return float(_special().log_ndtr(x))
 
 
+def _betainc(a: Any, b: Any, x: Any) -> Any:
+    return _special().betainc(a, b, x)
+
+
+def _float_betainc(a: float, b: float, x: float) -> float:
+    return float(_special().betainc(a, b, x))
+
+
+def _betaincinv(a: Any, b: Any, y: Any) -> Any:
+    return _special().betaincinv(a, b, y)
+
+
+def _float_betaincinv(a: float, b: float, y: float) -> float:
+    return float(_special().betaincinv(a, b, y))
+
+
+def _betainccinv(a: Any, b: Any, y: Any) -> Any:
+    return _special().betainccinv(a, b, y)
+
+
+def _float_betainccinv(a: float, b: float, y: float) -> float:
+    return float(_special().betainccinv(a, b, y))
+
+
 # ---------------------------------------------------------------------------------------------
 # The two routes
 # ---------------------------------------------------------------------------------------------
@@ -194,7 +218,9 @@ class Ops:
     (x/0 is then an infinity or nan, as in numpy; its nan for 0/0 may differ from numpy's in
     the sign bit, so the formulas only ever discard one or test it with ``isnan``).
     ``finite`` is ``np.nan_to_num``; ``ndtr``, ``log_ndtr`` and ``ndtri`` are scipy's normal
-    distribution function, its log and its inverse.
+    distribution function, its log and its inverse, and ``betainc``, ``betaincinv`` and
+    ``betainccinv`` its regularized incomplete beta function I_x(a, b) and the inverses of
+    I and 1 - I in x (one element on floats is the kernel's value for it in an array).
     """
 
     sqrt: Callable[[Any], Any]
@@ -219,12 +245,16 @@ class Ops:
     ndtri: Callable[[Any], Any]
     ndtr: Callable[[Any], Any]
     log_ndtr: Callable[[Any], Any]
+    betainc: Callable[[Any, Any, Any], Any]
+    betaincinv: Callable[[Any, Any, Any], Any]
+    betainccinv: Callable[[Any, Any, Any], Any]
 
     # (a slotted class, not a dataclass: one of some twenty fields costs the command line's
     # start about 3 ms to generate)
-    __slots__ = ("abs", "any", "ceil", "divide", "exp", "finite", "floor", "fmax", "fmin",
-                 "isfinite", "isnan", "log", "log_ndtr", "logical_not", "maximum", "minimum",
-                 "ndtr", "ndtri", "sign", "signbit", "sqrt", "where")
+    __slots__ = ("abs", "any", "betainc", "betainccinv", "betaincinv", "ceil", "divide", "exp",
+                 "finite", "floor", "fmax", "fmin", "isfinite", "isnan", "log", "log_ndtr",
+                 "logical_not", "maximum", "minimum", "ndtr", "ndtri", "sign", "signbit",
+                 "sqrt", "where")
 
     def __init__(self, **ops: Callable[..., Any]) -> None:
         names = _names(type(self))
@@ -248,13 +278,15 @@ ARRAYS = Ops(
     where=np.where, isfinite=np.isfinite, isnan=np.isnan, signbit=np.signbit,
     logical_not=np.logical_not, any=_array_any, divide=np.divide, abs=np.abs, sign=np.sign,
     exp=np.exp, log=np.log, floor=np.floor, ceil=np.ceil, finite=_finite_array, ndtri=_ndtri,
-    ndtr=_ndtr, log_ndtr=_log_ndtr,
+    ndtr=_ndtr, log_ndtr=_log_ndtr, betainc=_betainc, betaincinv=_betaincinv,
+    betainccinv=_betainccinv,
 )
 FLOATS = Ops(
     sqrt=math.sqrt, maximum=maximum, minimum=minimum, fmax=fmax, fmin=fmin, where=_where,
     isfinite=math.isfinite, isnan=math.isnan, signbit=_signbit, logical_not=operator.not_,
     any=bool, divide=divide, abs=abs, sign=_sign, exp=_exp, log=_log, floor=_floor, ceil=_ceil,
     finite=_finite, ndtri=_float_ndtri, ndtr=_float_ndtr, log_ndtr=_float_log_ndtr,
+    betainc=_float_betainc, betaincinv=_float_betaincinv, betainccinv=_float_betainccinv,
 )
 
 #: The exceptions of the float route where numpy would give an infinity or nan.

@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final, overload
 
-import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from mcnemar.intervals._api import log_wald, unbounded_where
 from mcnemar.intervals._inputs import _check_method, _finish, _Limits, _prepare, _Scalar, _z
@@ -16,10 +15,9 @@ from mcnemar.intervals._roots import (
     IntervalOps,
     Limits,
     Real,
-    _find_root,
-    _normal_score_gap,
     _wilson,
     by_table,
+    normal_score_gap,
 )
 from mcnemar.vocabulary import ODDS_RATIO_INTERVALS, names
 
@@ -32,55 +30,45 @@ ODDS_RATIO_METHODS: Final[tuple[str, ...]] = names(ODDS_RATIO_INTERVALS)
 # ---------------------------------------------------------------------------------------------
 
 
-def _midp_lower(x: FloatArray, n: FloatArray, alpha: FloatArray) -> FloatArray:
-    """Lower mid-p limit for a binomial proportion: P(X > x) + P(X = x)/2 = alpha."""
-    from scipy import special
-    low = np.zeros_like(x)
-    sel = np.flatnonzero(x > 0)
-    if sel.size == 0:
-        return low
-    xs, ns, al = x[sel], n[sel], alpha[sel]
-
-    def excess(p: FloatArray, idx: NDArray[np.intp]) -> FloatArray:
-        # P(X >= x) = I_p(x, n - x + 1); P(X >= x + 1) = I_p(x + 1, n - x), 0 when x = n.
-        xi, ni = xs[idx], ns[idx]
-        at_least = special.betainc(xi, ni - xi + 1.0, p)
-        with np.errstate(invalid="ignore"):
-            above = np.where(xi < ni, special.betainc(xi + 1.0, ni - xi, p), 0.0)
-        return _normal_score_gap(0.5 * (at_least + above), al[idx])
-
-    # The mid-p limit lies between the exact limits for x and for x + 1 successes.
-    lo = special.betaincinv(xs, ns - xs + 1.0, al)
-    with np.errstate(invalid="ignore"):
-        hi = np.where(xs < ns, special.betaincinv(xs + 1.0, ns - xs, al), 1.0)
-    all_idx = np.arange(sel.size)
-    root = _find_root(
-        excess, lo, hi, excess(lo, all_idx), excess(hi, all_idx), atol=1e-300, rtol=1e-13
-    )
-    low[sel] = root
-    return low
+def _midp_excess(xp: IntervalOps, p: Real, x: Real, n: Real, alpha: Real) -> Any:
+    """The mid-p tail P(X > x) + P(X = x)/2 of X ~ Bin(n, p) less alpha, on the normal-score
+    scale: P(X >= x) = I_p(x, n - x + 1), P(X >= x + 1) = I_p(x + 1, n - x) (0 where x = n)."""
+    at_least = xp.betainc(x, n - x + 1.0, p)
+    above = xp.where(x < n, xp.betainc(x + 1.0, n - x, p), 0.0)
+    return normal_score_gap(xp, 0.5 * (at_least + above), alpha)
 
 
-def _or_exact(b: FloatArray, c: FloatArray, alpha: FloatArray) -> _Limits:
-    from scipy import special
+def _midp_limit(xp: IntervalOps, sign: Real, b: Real, c: Real, alpha: Real) -> Any:
+    """The lower mid-p limit of a binomial proportion, P(X > x) + P(X = x)/2 = alpha, for
+    x = b successes (sign 1: the lower limit of mu) or x = c (sign -1: 1 - the upper one) out
+    of b + c, x > 0. It lies between the Clopper-Pearson limits for x and x + 1 successes."""
+    x = xp.where(sign > 0, b, c)
+    n = b + c
+    lo = xp.betaincinv(x, n - x + 1.0, alpha)
+    hi = xp.where(x < n, xp.betaincinv(x + 1.0, n - x, alpha), 1.0)
+    excess = xp.bind(_midp_excess, x, n, alpha)
+    every = x > 0
+    return xp.find_root(excess, lo, hi, xp.call_where(every, excess, lo),
+                        xp.call_where(every, excess, hi), atol=1e-300, rtol=1e-13)
 
-    # Clopper-Pearson limits for mu = b/(b + c). mu and 1 - mu are both taken as Beta
-    # quantiles (lower and upper tails) so that mu/(1 - mu) keeps its relative precision.
-    with np.errstate(divide="ignore", invalid="ignore"):
-        mu_low = np.where(b > 0, special.betaincinv(b, c + 1.0, alpha), 0.0)
-        rest_low = np.where(b > 0, special.betainccinv(c + 1.0, b, alpha), 1.0)
-        mu_high = np.where(c > 0, special.betainccinv(b + 1.0, c, alpha), 1.0)
-        rest_high = np.where(c > 0, special.betaincinv(c, b + 1.0, alpha), 0.0)
-        return mu_low / rest_low, mu_high / rest_high
+
+def _or_midp_limits(xp: IntervalOps, b: Real, c: Real, alpha: Real) -> Limits:
+    """The mid-p limits of the odds ratio: mu's lower limit L_b and 1 - mu's lower limit L_c
+    (0 without successes) give L_b/(1 - L_b) and (1 - L_c)/L_c. On arrays both kinds are one
+    search (:func:`mcnemar.intervals._roots._two_sided_arrays`)."""
+    low_b, low_c = xp.two_sided(_midp_limit, b > 0, c > 0, (b, c, alpha), 0.0, 0.0)
+    return xp.divide(low_b, 1.0 - low_b), xp.divide(1.0 - low_c, low_c)
 
 
-def _or_midp(b: FloatArray, c: FloatArray, alpha: FloatArray) -> _Limits:
-    # Both limits in one search (each problem's steps are its own, so the limits are those
-    # of two searches; a single table then pays numpy's cost per call once per step).
-    both = _midp_lower(np.concatenate([b, c]), np.tile(b + c, 2), np.tile(alpha, 2))
-    low_b, low_c = both[: b.size], both[b.size :]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return low_b / (1.0 - low_b), (1.0 - low_c) / low_c
+def _or_exact_limits(xp: IntervalOps, b: Real, c: Real, alpha: Real) -> Limits:
+    """Clopper-Pearson limits of the odds ratio: those of mu = b/(b + c), mu and 1 - mu both
+    taken as Beta quantiles (lower and upper tails) so that mu/(1 - mu) keeps its relative
+    precision."""
+    mu_low = xp.where(b > 0, xp.betaincinv(b, c + 1.0, alpha), 0.0)
+    rest_low = xp.where(b > 0, xp.betainccinv(c + 1.0, b, alpha), 1.0)
+    mu_high = xp.where(c > 0, xp.betainccinv(b + 1.0, c, alpha), 1.0)
+    rest_high = xp.where(c > 0, xp.betaincinv(c, b + 1.0, alpha), 0.0)
+    return xp.divide(mu_low, rest_low), xp.divide(mu_high, rest_high)
 
 
 def _or_wilson_limits(xp: IntervalOps, b: Real, c: Real, z: Real) -> Limits:
@@ -199,5 +187,6 @@ def _odds_ratio_limits(method: str, b: FloatArray, c: FloatArray, level: FloatAr
         return by_table(_or_unbounded, (b, c, _z(level)), formula=_or_wald,
                         add=1.0 if method == "wald-laplace" else 0.0)
     alpha = (1.0 - level) / 2.0
-    low, high = _or_exact(b, c, alpha) if method == "exact" else _or_midp(b, c, alpha)
+    formula = _or_exact_limits if method == "exact" else _or_midp_limits
+    low, high = by_table(formula, (b, c, alpha))
     return unbounded_where(ARRAYS, low, high, b + c == 0)

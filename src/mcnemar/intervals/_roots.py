@@ -395,14 +395,19 @@ def _paired_correlation(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, cro
 
 
 def _normal_score_gap(p: FloatArray, target: FloatArray) -> FloatArray:
-    """Phi^-1(p) - Phi^-1(target): a tail probability on the normal-score scale.
+    """Phi^-1(p) - Phi^-1(target): a tail probability on the normal-score scale
+    (:func:`normal_score_gap` on arrays).
 
     Root finding on this scale instead of p - target sees a nearly linear function where the
     probability is a flat sigmoid, which cuts the number of (costly) evaluations by half.
     """
-    from scipy import special
+    return np.asarray(normal_score_gap(ARRAYS, p, target), np.float64)
+
+
+def normal_score_gap(xp: IntervalOps, p: Real, target: Real) -> Any:
+    """:func:`_normal_score_gap` on either route."""
     # A quadrature sum may pass 1 by a rounding error; ndtri would turn that into nan.
-    return np.asarray(special.ndtri(np.clip(p, 0.0, 1.0)) - special.ndtri(target), np.float64)
+    return xp.ndtri(xp.minimum(xp.maximum(p, 0.0), 1.0)) - xp.ndtri(target)
 
 
 ARRAYS = IntervalOps(
