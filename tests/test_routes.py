@@ -41,7 +41,7 @@ def test_float_operations_are_numpys(x: float, y: float, condition: bool) -> Non
     assert FLOATS.where(condition, x, y) is (x if condition else y)
     for op in ("isfinite", "isnan", "signbit"):
         assert getattr(FLOATS, op)(x) == bool(_numpy(op, x))
-    for op in ("abs", "sign", "exp", "log", "finite"):
+    for op in ("abs", "sign", "exp", "log", "log1p", "finite"):
         assert _bits(getattr(FLOATS, op)(x)) == _bits(float(_numpy(op, x))), (op, x)
     for op, ok in (("sqrt", x >= 0 or math.isnan(x)), ("floor", math.isfinite(x)),
                    ("ceil", math.isfinite(x))):
@@ -60,6 +60,18 @@ def test_the_normal_quantile_is_scipys(p: float) -> None:
     assert _bits(float(ARRAYS.ndtri(np.array([p]))[0])) == _bits(float(special.ndtri(p)))
 
 
+@settings(max_examples=300, deadline=None)
+@given(a=st.one_of(st.sampled_from([0.0, 1.0, 0.5, 1e15]), st.floats(1e-3, 1e6)),
+       b=st.one_of(st.sampled_from([0.0, 1.0, 2.0, 1e15]), st.floats(1e-3, 1e6)),
+       x=st.one_of(st.sampled_from([0.0, 1.0, 0.5, 1e-300, math.nan]), st.floats(0.0, 1.0)))
+def test_the_incomplete_beta_and_its_inverses_are_scipys(a: float, b: float, x: float) -> None:
+    for op in ("betainc", "betaincinv", "betainccinv"):
+        want = float(getattr(special, op)(np.array([a]), np.array([b]), np.array([x]))[0])
+        assert _bits(getattr(FLOATS, op)(a, b, x)) == _bits(want), (op, a, b, x)
+        got = getattr(ARRAYS, op)(np.array([a]), np.array([b]), np.array([x]))
+        assert _bits(float(got[0])) == _bits(want)
+
+
 def test_numpy_exp_and_log_of_one_number_are_those_of_an_array() -> None:
     # the float route takes exp and log from numpy, whose SIMD loops may differ from libm's
     rng = np.random.default_rng(5)
@@ -67,6 +79,8 @@ def test_numpy_exp_and_log_of_one_number_are_those_of_an_array() -> None:
     assert np.array_equal(np.array([FLOATS.exp(v) for v in x.tolist()]), np.exp(x))
     y = np.abs(x) + 1e-300
     assert np.array_equal(np.array([FLOATS.log(v) for v in y.tolist()]), np.log(y))
+    z = np.concatenate([y, -0.5 * np.abs(rng.uniform(0, 1.99, 2000))])
+    assert np.array_equal(np.array([FLOATS.log1p(v) for v in z.tolist()]), np.log1p(z))
 
 
 def _formula(xp: _routes.Ops, x: Any, y: Any, flag: Any, *, shift: float) -> tuple[Any, Any]:

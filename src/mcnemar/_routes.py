@@ -112,6 +112,13 @@ def _log(x: float) -> float:
     return -math.inf if x == 0 else math.nan
 
 
+def _log1p(x: float) -> float:
+    """np.log1p on a Python float (numpy's, as for :func:`_exp`): -inf at -1, NaN below."""
+    if x > -1.0:
+        return float(np.log1p(x))
+    return -math.inf if x == -1.0 else math.nan
+
+
 def _floor(x: float) -> float:
     # math.floor raises on nan and infinities (the array route takes those); a zero keeps
     # the sign of x, as numpy's: floor(-0.0) and ceil(-0.5) are -0.0
@@ -239,6 +246,7 @@ class Ops:
     sign: Callable[[Any], Any]
     exp: Callable[[Any], Any]
     log: Callable[[Any], Any]
+    log1p: Callable[[Any], Any]
     floor: Callable[[Any], Any]
     ceil: Callable[[Any], Any]
     finite: Callable[[Any], Any]
@@ -252,7 +260,7 @@ class Ops:
     # (a slotted class, not a dataclass: one of some twenty fields costs the command line's
     # start about 3 ms to generate)
     __slots__ = ("abs", "any", "betainc", "betainccinv", "betaincinv", "ceil", "divide", "exp",
-                 "finite", "floor", "fmax", "fmin", "isfinite", "isnan", "log", "log_ndtr",
+                 "finite", "floor", "fmax", "fmin", "isfinite", "isnan", "log", "log1p", "log_ndtr",
                  "logical_not", "maximum", "minimum", "ndtr", "ndtri", "sign", "signbit",
                  "sqrt", "where")
 
@@ -277,14 +285,15 @@ ARRAYS = Ops(
     sqrt=np.sqrt, maximum=np.maximum, minimum=np.minimum, fmax=np.fmax, fmin=np.fmin,
     where=np.where, isfinite=np.isfinite, isnan=np.isnan, signbit=np.signbit,
     logical_not=np.logical_not, any=_array_any, divide=np.divide, abs=np.abs, sign=np.sign,
-    exp=np.exp, log=np.log, floor=np.floor, ceil=np.ceil, finite=_finite_array, ndtri=_ndtri,
-    ndtr=_ndtr, log_ndtr=_log_ndtr, betainc=_betainc, betaincinv=_betaincinv,
+    exp=np.exp, log=np.log, log1p=np.log1p, floor=np.floor, ceil=np.ceil, finite=_finite_array,
+    ndtri=_ndtri, ndtr=_ndtr, log_ndtr=_log_ndtr, betainc=_betainc, betaincinv=_betaincinv,
     betainccinv=_betainccinv,
 )
 FLOATS = Ops(
     sqrt=math.sqrt, maximum=maximum, minimum=minimum, fmax=fmax, fmin=fmin, where=_where,
     isfinite=math.isfinite, isnan=math.isnan, signbit=_signbit, logical_not=operator.not_,
-    any=bool, divide=divide, abs=abs, sign=_sign, exp=_exp, log=_log, floor=_floor, ceil=_ceil,
+    any=bool, divide=divide, abs=abs, sign=_sign, exp=_exp, log=_log, log1p=_log1p,
+    floor=_floor, ceil=_ceil,
     finite=_finite, ndtri=_float_ndtri, ndtr=_float_ndtr, log_ndtr=_float_log_ndtr,
     betainc=_float_betainc, betaincinv=_float_betaincinv, betainccinv=_float_betainccinv,
 )

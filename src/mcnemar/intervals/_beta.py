@@ -63,7 +63,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar import _routes as routes
-from mcnemar._binomial import _stirlerr
+from mcnemar._binomial import _ARRAYS as _BINOMIAL_ARRAYS
+from mcnemar._binomial import _FLOATS as _BINOMIAL_FLOATS
+from mcnemar._binomial import _stirlerr_of
 from mcnemar._routes import Real
 from mcnemar.intervals._result import FloatArray
 
@@ -136,22 +138,31 @@ def beta_log_mode_density(big_a: FloatArray, big_b: FloatArray) -> FloatArray:
 
     Both >= 1: :math:`\log(R + 1) + \delta(R) - \delta(A) - \delta(B) + \tfrac12\log(R/(2\pi
     AB))` (Loader's binomial probability at its mean, times R + 1); one of them 0: the
-    density at the end, :math:`\log(R + 1)`.
+    density at the end, :math:`\log(R + 1)`. A few parameters (those of one table's search)
+    on Python floats, more on arrays: the same values (:func:`_log_mode_of`).
     """
     big_a, big_b = np.broadcast_arrays(np.asarray(big_a, np.float64),
                                        np.asarray(big_b, np.float64))
-    r = big_a + big_b
+    cells = (np.ravel(big_a), np.ravel(big_b))
+    (out,) = routes.by_table(_log_mode_of, cells, {}, few=_FEW_MODES,
+                             routes=(_BINOMIAL_FLOATS, _BINOMIAL_ARRAYS))
+    return out.reshape(big_a.shape)
+
+
+#: Up to this many parameter pairs :func:`beta_log_mode_density` computes on Python floats.
+_FEW_MODES: Final = 16
+
+
+def _log_mode_of(xp: Any, big_a: Any, big_b: Any) -> tuple[Any]:
+    """:func:`beta_log_mode_density` on either route (the binomial module's, for the Stirling
+    error)."""
     inner = (big_a >= 1.0) & (big_b >= 1.0)
-    ai = np.where(inner, big_a, 1.0)
-    bi = np.where(inner, big_b, 1.0)
+    ai = xp.where(inner, big_a, 1.0)
+    bi = xp.where(inner, big_b, 1.0)
     ri = ai + bi
-    # (the three Stirling errors in one call: it is elementwise, and a few dozen operations)
-    err_r, err_a, err_b = _stirlerr(np.stack([ri, ai, bi]))
-    at_mode = (
-        np.log1p(ri) + err_r - err_a - err_b + 0.5 * np.log(ri / (2.0 * math.pi * ai * bi))
-    )
-    out: FloatArray = np.where(inner, at_mode, np.log1p(r))
-    return out
+    at_mode = (xp.log1p(ri) + _stirlerr_of(xp, ri) - _stirlerr_of(xp, ai) - _stirlerr_of(xp, bi)
+               + 0.5 * xp.log(ri / (2.0 * math.pi * ai * bi)))
+    return (xp.where(inner, at_mode, xp.log1p(big_a + big_b)),)
 
 
 def beta_log_pdf(

@@ -19,14 +19,16 @@ from __future__ import annotations
 
 import functools
 import math
-from types import ModuleType
 from typing import Any, Final, NamedTuple, TypeAlias, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
 from mcnemar._binomial import lower_tail_half
-from mcnemar._routes import ARRAYS, FLOATS, Ops, Real
+
+# (scipy.special, imported on first use: an import statement costs more than most of the
+# operations on one table's arrays)
+from mcnemar._routes import ARRAYS, FLOATS, Ops, Real, _special
 from mcnemar.intervals._beta import HugeTail as _HugeTail
 from mcnemar.intervals._beta import (
     b_survival,
@@ -80,12 +82,11 @@ def _rule(points: int = _GL_POINTS) -> _Rule:
 
 
 @functools.cache
-def _special() -> ModuleType:
-    """scipy.special, imported on first use (an import statement costs more than most of
-    the operations on one table's arrays)."""
-    from scipy import special
-
-    return special
+def _rule_rows(size: int) -> FloatArray:
+    """The rule's weights and speeds repeated to ``size`` rows, shape (2, size, points), for
+    :class:`_Full` (read-only: shared by every search of that many problems)."""
+    rule = _rule()
+    return _frozen(np.repeat(np.stack((rule.w, rule.speed))[:, None], size, axis=1))
 
 
 def _beta_log_pdf(
@@ -345,9 +346,7 @@ class _MeldedSearch:
             cols = np.concatenate((self.b_p, self.b_q, self.t_a1_col, self.t_b1_col,
                                    self.log_norm_col, self.big_a, self.big_b,
                                    self.log_norm_b), axis=1).T[:, :, None]
-            rule = np.stack((_rule().w, _rule().speed))[:, None]
-            self.full = _Full(*np.repeat(cols, _GL_POINTS, axis=2),
-                              *np.repeat(rule, x.size, axis=1))
+            self.full = _Full(*np.repeat(cols, _GL_POINTS, axis=2), *_rule_rows(x.size))
         self.movable = (m >= _MOVE_MIN_COUNT) & (m <= _MOVE_MAX_COUNT)
         self.any_movable = bool(self.movable.any())
         self.ref: _MeldedNodes | None = None
