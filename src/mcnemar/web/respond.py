@@ -62,7 +62,8 @@ def clean_strings(obj: Any) -> Any:
         return {plain_lines(k) if isinstance(k, str) else k: clean_strings(v)
                 for k, v in obj.items()}
     if kind is list or kind is tuple or isinstance(obj, list | tuple):
-        return [clean_strings(v) for v in obj]
+        # (the numbers of a list, a picture's hundreds of them, without a call each)
+        return [v if type(v) is float or type(v) is int else clean_strings(v) for v in obj]
     return obj
 
 
