@@ -523,25 +523,6 @@ def _same_bits(x: float, y: float) -> bool:
     return float_bits(x) == float_bits(y)
 
 
-def test_one_small_table_on_floats_gets_the_bits_of_the_arrays() -> None:
-    """The tests' formula on Python floats (a single table of at most SMALL_N discordant
-    items) against the same formula on arrays, for every such table, bit for bit; a larger
-    table is refused by the float route and goes to the arrays."""
-    from mcnemar.inference import _TEST_ARRAYS, _TEST_FLOATS, _test_formula
-
-    b, c = _small_tables()
-    bf, cf = b.astype(np.float64), c.astype(np.float64)
-    for method in METHODS:
-        for alt in ALTERNATIVES:
-            options = {"method": method, "alternative": alt}
-            with np.errstate(divide="ignore", invalid="ignore"):
-                arrays = _test_formula(_TEST_ARRAYS, bf, cf, **options)
-            for i in range(0, b.size, 3):
-                floats = _test_formula(_TEST_FLOATS, float(bf[i]), float(cf[i]), **options)
-                for got, want in zip(floats, arrays, strict=True):
-                    assert _same_bits(got, float(want[i])), (method, alt, b[i], c[i])
-
-
 def _large_tables() -> tuple[np.ndarray, np.ndarray]:
     """Tables beyond SMALL_N discordant items: random ones up to FAST_N and past it, even
     splits, one-sided tails above the middle, and tails that underflow the plain route."""
@@ -555,32 +536,42 @@ def _large_tables() -> tuple[np.ndarray, np.ndarray]:
     return b, c
 
 
-def test_one_large_table_on_floats_gets_the_bits_of_the_arrays() -> None:
-    """Beyond SMALL_N a single table's tests run on Python floats where the tail has a cheap
-    route (the incomplete beta of a tail in the lower half up to FAST_N that does not
-    underflow, scipy's log Phi) and on the arrays elsewhere: either way the bits of the
-    formula on an array of many tables (which take scipy's routes). Which tables the float
-    route refuses is checked too, so a regression to the arrays is seen."""
-    from mcnemar._binomial import FAST_N
+def _float_route_may_refuse(method: str, alt: str, b: int, c: int) -> bool:
+    """Where the float route hands a table to the arrays: only an exact or mid-p tail with no
+    cheap route, which every table up to SMALL_N has, and a two-sided one within 3 standard
+    deviations of the middle below FAST_N too (an even split aside)."""
+    from mcnemar._binomial import FAST_N, SMALL_N
+
+    d = b + c
+    if method not in ("exact", "midp") or d <= SMALL_N:
+        return False
+    return alt != "two-sided" or b == c or d > FAST_N or abs(b - c) > 3 * math.sqrt(d)
+
+
+@pytest.mark.parametrize("tables", ["small", "large"])
+def test_one_table_on_floats_gets_the_bits_of_the_arrays(tables: str) -> None:
+    """The tests' formula on Python floats for one table against the same formula on arrays
+    of many (which take scipy's routes beyond SMALL_N), bit for bit: every table of at most
+    SMALL_N discordant items (a third of them), and larger ones, which run on floats where
+    the tail has a cheap route (the incomplete beta of a tail in the lower half up to FAST_N
+    that does not underflow; scipy's log Phi) and are handed to the arrays elsewhere. Which
+    tables the float route refuses is checked too, so a regression to the arrays is seen."""
     from mcnemar.inference import _TEST_ARRAYS, _TEST_FLOATS, _test_formula, _tests_of
 
-    b, c = _large_tables()
+    b, c = _small_tables() if tables == "small" else _large_tables()
+    step = 3 if tables == "small" else 1
     bf, cf = b.astype(np.float64), c.astype(np.float64)
     for method in METHODS:
         for alt in ALTERNATIVES:
             options = {"method": method, "alternative": alt}
             with np.errstate(divide="ignore", invalid="ignore"):
                 arrays = _test_formula(_TEST_ARRAYS, bf, cf, **options)
-            for i in range(b.size):
+            for i in range(0, b.size, step):
                 try:
                     floats = _test_formula(_TEST_FLOATS, float(bf[i]), float(cf[i]), **options)
                 except ValueError:
-                    # (which tables may not: the chi-square tests' never, nor a two-sided
-                    # exact tail within 3 standard deviations of the middle below FAST_N)
-                    d = b[i] + c[i]
-                    assert method in ("exact", "midp"), (method, alt, b[i], c[i])
-                    assert (alt != "two-sided" or b[i] == c[i] or d > FAST_N
-                            or abs(b[i] - c[i]) > 3 * math.sqrt(d)), (method, alt, b[i], c[i])
+                    assert _float_route_may_refuse(method, alt, int(b[i]), int(c[i])), (
+                        method, alt, b[i], c[i])
                     floats = tuple(float(v[0]) for v in _tests_of(
                         (bf[i : i + 1], cf[i : i + 1]), method, alt))
                 for got, want in zip(floats, arrays, strict=True):
