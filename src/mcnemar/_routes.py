@@ -160,52 +160,28 @@ def _special() -> Any:
     return special
 
 
-def _ndtri(p: Any) -> Any:
-    return _special().ndtri(p)
+def _scipy_op(name: str) -> Callable[..., Any]:
+    """scipy.special's function ``name`` on arrays (scipy loaded on the first call)."""
+
+    def op(*args: Any) -> Any:
+        return getattr(_special(), name)(*args)
+
+    op.__name__ = op.__qualname__ = name
+    return op
 
 
-def _float_ndtri(p: float) -> float:
-    return float(_special().ndtri(p))
+def _scipy_float_op(name: str) -> Callable[..., float]:
+    """:func:`_scipy_op` on Python floats: the kernel's value for one element, as a float."""
+
+    def op(*args: float) -> float:
+        return float(getattr(_special(), name)(*args))
+
+    op.__name__ = op.__qualname__ = f"float_{name}"
+    return op
 
 
-def _ndtr(x: Any) -> Any:
-    return _special().ndtr(x)
-
-
-def _float_ndtr(x: float) -> float:
-    return float(_special().ndtr(x))
-
-
-def _log_ndtr(x: Any) -> Any:
-    return _special().log_ndtr(x)
-
-
-def _float_log_ndtr(x: float) -> float:
-    return float(_special().log_ndtr(x))
-
-
-def _betainc(a: Any, b: Any, x: Any) -> Any:
-    return _special().betainc(a, b, x)
-
-
-def _float_betainc(a: float, b: float, x: float) -> float:
-    return float(_special().betainc(a, b, x))
-
-
-def _betaincinv(a: Any, b: Any, y: Any) -> Any:
-    return _special().betaincinv(a, b, y)
-
-
-def _float_betaincinv(a: float, b: float, y: float) -> float:
-    return float(_special().betaincinv(a, b, y))
-
-
-def _betainccinv(a: Any, b: Any, y: Any) -> Any:
-    return _special().betainccinv(a, b, y)
-
-
-def _float_betainccinv(a: float, b: float, y: float) -> float:
-    return float(_special().betainccinv(a, b, y))
+#: The scipy.special functions of the routes (see :class:`Ops`).
+_SCIPY_OPS = ("ndtri", "ndtr", "log_ndtr", "betainc", "betaincinv", "betainccinv")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,16 +262,14 @@ ARRAYS = Ops(
     where=np.where, isfinite=np.isfinite, isnan=np.isnan, signbit=np.signbit,
     logical_not=np.logical_not, any=_array_any, divide=np.divide, abs=np.abs, sign=np.sign,
     exp=np.exp, log=np.log, log1p=np.log1p, floor=np.floor, ceil=np.ceil, finite=_finite_array,
-    ndtri=_ndtri, ndtr=_ndtr, log_ndtr=_log_ndtr, betainc=_betainc, betaincinv=_betaincinv,
-    betainccinv=_betainccinv,
+    **{name: _scipy_op(name) for name in _SCIPY_OPS},
 )
 FLOATS = Ops(
     sqrt=math.sqrt, maximum=maximum, minimum=minimum, fmax=fmax, fmin=fmin, where=_where,
     isfinite=math.isfinite, isnan=math.isnan, signbit=_signbit, logical_not=operator.not_,
     any=bool, divide=divide, abs=abs, sign=_sign, exp=_exp, log=_log, log1p=_log1p,
-    floor=_floor, ceil=_ceil,
-    finite=_finite, ndtri=_float_ndtri, ndtr=_float_ndtr, log_ndtr=_float_log_ndtr,
-    betainc=_float_betainc, betaincinv=_float_betaincinv, betainccinv=_float_betainccinv,
+    floor=_floor, ceil=_ceil, finite=_finite,
+    **{name: _scipy_float_op(name) for name in _SCIPY_OPS},
 )
 
 #: The exceptions of the float route where numpy would give an infinity or nan.
