@@ -280,8 +280,7 @@ def log_pmf_half(k: ArrayLike, n: ArrayLike) -> FloatArray:
     inner = (kk > 0) & (kk < nn)
     if kk.size == 1 and inner.all():
         # one probability (a report's table): Loader's form on Python floats
-        (out[...],) = _routes.one_table(_log_pmf_inner, (kk.item(), nn.item()), {},
-                                        routes=(_FLOATS, _ARRAYS))
+        out[...] = _log_pmf_one(kk.item(), nn.item())
     elif np.any(inner):
         with np.errstate(divide="ignore", invalid="ignore"):
             (out[inner],) = _log_pmf_inner(_ARRAYS, kk[inner], nn[inner])
@@ -608,9 +607,7 @@ def log_tail_half_one(k: float, n: float, mid: bool) -> float:
         return exact_log_tail(int(k), int(n), mid)
     if not (k >= 0.0 and 2.0 * k + 1.0 <= n <= FAST_N):
         raise ValueError("a tail beyond the lower half or FAST_N takes the array route")
-    from scipy import special
-
-    tail = float(special.betainc(n - k, k + 1.0, 0.5))
+    tail = _FLOATS.betainc(n - k, k + 1.0, 0.5)
     if not tail >= _TINY:
         raise ValueError("a tail below 1e-280 takes the log-space route of the arrays")
     if mid:

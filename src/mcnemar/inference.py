@@ -392,9 +392,7 @@ def _float_log_ndtr_of(x: float, bf: float, n: float, method: str, alternative: 
     (:func:`log_ndtr`) up to SMALL_N, scipy's beyond (its kernel, as on the arrays)."""
     if n <= _binomial.SMALL_N:
         return log_ndtr(x)
-    from scipy import special
-
-    return float(special.log_ndtr(x))
+    return float(_routes.FLOATS.log_ndtr(x))
 
 
 def _table_size(n: FloatArray) -> int:

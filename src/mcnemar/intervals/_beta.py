@@ -144,13 +144,9 @@ def beta_log_mode_density(big_a: FloatArray, big_b: FloatArray) -> FloatArray:
     big_a, big_b = np.broadcast_arrays(np.asarray(big_a, np.float64),
                                        np.asarray(big_b, np.float64))
     cells = (np.ravel(big_a), np.ravel(big_b))
-    (out,) = routes.by_table(_log_mode_of, cells, {}, few=_FEW_MODES,
+    (out,) = routes.by_table(_log_mode_of, cells, {}, few=_FEW,
                              routes=(_BINOMIAL_FLOATS, _BINOMIAL_ARRAYS))
     return out.reshape(big_a.shape)
-
-
-#: Up to this many parameter pairs :func:`beta_log_mode_density` computes on Python floats.
-_FEW_MODES: Final = 16
 
 
 def _log_mode_of(xp: Any, big_a: Any, big_b: Any) -> tuple[Any]:
@@ -371,7 +367,8 @@ def melded_start_and_spread(
     return start, spread
 
 
-# Up to this many problems :func:`melded_start_and_spread` takes Python floats.
+# Up to this many problems (those of one table's melded search) :func:`melded_start_and_spread`
+# and :func:`beta_log_mode_density` take Python floats.
 _FEW: Final = 16
 
 
