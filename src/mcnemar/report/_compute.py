@@ -254,23 +254,37 @@ def _subset_intervals(fn: Any, methods: tuple[str, ...], subset: _Subset
     return out
 
 
-def _interval_blocks(limits: Any, closed_forms: tuple[str, ...], closed_form_limits: Any,
-                     method: str, subset: _Subset) -> dict[str, tuple[FloatArray, FloatArray]]:
-    """The blocks a first read of ``method`` computes: for a single table, every shown
-    method with a closed form at once when ``method`` is one of them (``closed_forms``; one
-    pass on Python floats, where each call of a route costs more than a closed form's
-    arithmetic); otherwise that method's alone, so that a batch computes only what is read.
-    Either way each method's limits are those of its own call of ``limits``."""
-    if method in closed_forms and subset.where.size == 1:
-        sub, levels = subset.floats()
-        if sub[0].size:
-            found = closed_form_limits(closed_forms, *sub, levels)
+def _interval_blocks(limits: Any, kind: str, method: str, subset: _Subset
+                     ) -> dict[str, tuple[FloatArray, FloatArray]]:
+    """The blocks a first read of ``method`` (of the ``kind`` "difference" or "ratio")
+    computes: for a single table, every shown method with a closed form at once when
+    ``method`` is one of them (:func:`_closed_forms`; one pass on Python floats, where each
+    call of a route costs more than a closed form's arithmetic); otherwise that method's
+    alone, so that a batch computes only what is read. Either way each method's limits are
+    those of its own call of ``limits``."""
+    if subset.where.size == 1 and subset.floats()[0][0].size:
+        closed, together = _closed_forms(kind)
+        if method in closed:
+            sub, levels = subset.floats()
             out = {}
-            for m, limits in zip(closed_forms, found, strict=True):
-                low, high = subset.spread(limits)
+            for m, found in zip(closed, together(closed, *sub, levels), strict=True):
+                low, high = subset.spread(found)
                 out[m] = (low, high)
             return out
     return _subset_intervals(limits, (method,), subset)
+
+
+@functools.cache
+def _closed_forms(kind: str) -> tuple[tuple[str, ...], Any]:
+    """The shown methods of ``kind`` whose limits have a closed form (those of the interval
+    module's ``CLOSED_FORMS``) and the module's one pass over them, ``closed_form_limits``;
+    imported on first use, as :func:`_difference_limits` is."""
+    from mcnemar.intervals import _difference, _ratio
+
+    module, shown = ((_difference, DIFFERENCE_SHOWN) if kind == "difference"
+                     else (_ratio, RATIO_SHOWN))
+    closed = tuple(m for m in shown if m in module.CLOSED_FORMS)
+    return closed, module.closed_form_limits
 
 
 class LazyIntervals(Mapping[str, tuple[FloatArray, FloatArray]]):
@@ -506,25 +520,6 @@ def _ratio_limits(*args: Any) -> tuple[FloatArray, FloatArray]:
     return limits(*args)
 
 
-def _difference_closed(*args: Any) -> list[tuple[FloatArray, FloatArray]]:
-    """:func:`mcnemar.intervals._difference.closed_form_limits`, imported on first use."""
-    from mcnemar.intervals._difference import closed_form_limits
-
-    return closed_form_limits(*args)
-
-
-def _ratio_closed(*args: Any) -> list[tuple[FloatArray, FloatArray]]:
-    """:func:`mcnemar.intervals._ratio.closed_form_limits`, imported on first use."""
-    from mcnemar.intervals._ratio import closed_form_limits
-
-    return closed_form_limits(*args)
-
-
-#: The shown methods with closed-form limits (those of the interval modules' CLOSED_FORMS).
-DIFFERENCE_CLOSED = tuple(m for m in DIFFERENCE_SHOWN if m not in ("exact", "tango"))
-RATIO_CLOSED = tuple(m for m in RATIO_SHOWN if m != "tang")
-
-
 def compute(
     a: IntArray,
     b: IntArray,
@@ -565,9 +560,9 @@ def compute(
     with_n = _Subset(has_diff, cells, level)
     diff, ratio, uz, up, ulog = _estimates_with_n(with_n, alt)
     diff_ci = LazyIntervals(DIFFERENCE_SHOWN, lambda m: _interval_blocks(
-        _difference_limits, DIFFERENCE_CLOSED, _difference_closed, m, with_n))
+        _difference_limits, "difference", m, with_n))
     ratio_ci = LazyIntervals(RATIO_SHOWN, lambda m: _interval_blocks(
-        _ratio_limits, RATIO_CLOSED, _ratio_closed, m, with_n))
+        _ratio_limits, "ratio", m, with_n))
     detectable, power_exact, too_many = _detectable(n, big_d, has_diff, opts)
 
     low, high = diff_ci["newcombe"]
