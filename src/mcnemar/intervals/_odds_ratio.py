@@ -47,7 +47,7 @@ def _midp_limit(xp: IntervalOps, sign: Real, b: Real, c: Real, alpha: Real) -> A
     lo = xp.betaincinv(x, n - x + 1.0, alpha)
     hi = xp.where(x < n, xp.betaincinv(x + 1.0, n - x, alpha), 1.0)
     excess = xp.bind(_midp_excess, x, n, alpha)
-    every = x > 0
+    every = x > 0  # (true of every problem solved: call_where's mask for all of them)
     return xp.find_root(excess, lo, hi, xp.call_where(every, excess, lo),
                         xp.call_where(every, excess, hi), atol=1e-300, rtol=1e-13)
 
