@@ -15,6 +15,7 @@ for one table, numpy arrays for many.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -214,6 +215,64 @@ def test_root_searches_take_the_same_steps(shifts: list[float], nearer: bool,
                                    -1.0, 1.0, float(f_lo[k]), float(f_hi[k]), **options)
            for k in range(s.size)]
     assert together.tolist() == many[: s.size].tolist() == one
+
+
+def _newton_cubic(x: Any, shift: Any) -> tuple[Any, Any]:
+    """(x - s)^3 + 0.1 (x - s) and its slope: increasing, so positive above its root."""
+    u = x - shift
+    return u * u * u + 0.1 * u, 3.0 * u * u + 0.1
+
+
+@settings(max_examples=60, deadline=None)
+@given(shifts=st.lists(st.floats(-0.9, 0.9), min_size=1, max_size=12),
+       starts=st.lists(st.floats(-1.5, 1.5), min_size=12, max_size=12),
+       lower=st.booleans(), rtol=st.sampled_from([4e-16, 1e-13]))
+def test_newton_searches_take_the_same_steps_and_find_the_roots(
+        shifts: list[float], starts: list[float], lower: bool, rtol: float) -> None:
+    """The Newton search of an objective with its slope (:func:`_roots._newton_arrays`, many
+    problems stopping each on its own) takes on floats (:func:`_roots._newton_float`) the
+    steps it takes in a batch, and its roots are the bracketing search's within the
+    tolerance; where it gives up (NaN) the bracketing search has the root."""
+    s = np.array(shifts)
+    x0 = np.array(starts[: s.size])
+    sign = -1.0 if lower else 1.0  # a lower limit's objective is positive below the root
+    lo, hi = np.full(s.size, -1.0), np.full(s.size, 1.0)
+    options: dict[str, Any] = {"atol": 1e-30, "rtol": rtol}
+
+    def pair(x: Any, i: Any) -> Any:
+        value, slope = _newton_cubic(x, s[i])
+        return np.array([sign * value, sign * slope])
+
+    many = _roots._newton_arrays(pair, x0, lo, hi, np.full(s.size, lower), **options)
+    one = [_roots._newton_float(lambda x, k=k: tuple(float(v) for v in pair(x, k)),
+                                float(x0[k]), -1.0, 1.0, lower, **options)
+           for k in range(s.size)]
+    assert [_bits(v) for v in many.tolist()] == [_bits(v) for v in one]
+    tol = 1e-30 + max(rtol, 4e-16) * np.abs(s) + 1e-15
+    found = ~np.isnan(many)
+    assert np.all(np.abs(many[found] - s[found]) <= 4 * tol[found])
+
+
+def test_newton_hands_a_rough_objective_to_the_bracketing_search() -> None:
+    """An objective whose slope is not defined (as a statistic evaluated with cancellation
+    has it) ends the Newton steps, and the limit is the bracketing search's own root, bit for
+    bit, on either route."""
+    def rough(xp: Any, x: Any) -> Any:
+        return x - 0.3
+
+    def pair(xp: Any, x: Any) -> tuple[Any, Any]:
+        return rough(xp, x), xp.divide(1.0, x - x) * 0.0 - math.inf
+
+    for xp in (FLOATS, ARRAYS):
+        def one(v: Any, xp: Any = xp) -> Any:
+            return v if xp is FLOATS else np.array([v])
+
+        f, f_slope = xp.bind(rough), xp.bind(pair)
+        got = _roots._newton_from(xp, f_slope, f, one(1.0), one(0.0), one(0.7), one(-0.3),
+                                  one(0.5), one(False), atol=1e-30, rtol=1e-13, nearer=True)
+        want = _roots._find_root_float(lambda v: v - 0.3, 0.0, 1.0, -0.3, 0.7, atol=1e-30,
+                                       rtol=1e-13, nearer=True)
+        assert _bits(float(np.asarray(got).ravel()[0])) == _bits(want)
 
 
 # -- several closed forms in one pass ----------------------------------------------------------

@@ -405,6 +405,38 @@ def test_tang_limits_solve_the_score_equation(
         assert a + c == 0
 
 
+# Tables whose Tango and Tang limits are searched by Newton's method: probes beyond the limit
+# and short of it, a zero discordant cell, small and large N.
+NEWTON_TABLES = [CAVO, EZRA, BENTUR, T1, (50, 3, 0, 5), (2500, 150, 140, 2500),
+                 (1000, 30, 60, 500), (4, 9, 3, 16), (300, 41, 22, 5000), (0, 12, 1, 3),
+                 (10**6, 250, 410, 10**6), (43, 0, 7, 2)]
+
+
+@pytest.mark.parametrize("table", NEWTON_TABLES)
+@pytest.mark.parametrize("level", [0.9, 0.95, 0.99])
+def test_tango_and_tang_limits_are_the_roots_to_the_last_digits(
+    table: tuple[int, int, int, int], level: float
+) -> None:
+    """Each limit within 2e-13 of the root of the statistic's equation found by mpmath in
+    50-digit arithmetic (the Newton search's tolerance is 1e-13 of the limit; the ratio's
+    is 1e-14 on the log scale)."""
+    mpmath.mp.dps = 50
+    a, b, c, d = table
+    n = a + b + c + d
+    z = mpmath.mpf(-stats.norm.ppf((1 - level) / 2))
+    tango = difference_interval(a, b, c, d, confidence_level=level, method="tango")
+    tang = ratio_interval(a, b, c, d, confidence_level=level, method="tang")
+    checks = [(lambda x: _mp_tango(x, b, c, n), tango.low, z, -1.0),
+              (lambda x: _mp_tango(x, b, c, n), tango.high, -z, 1.0),
+              (lambda x: _mp_tang(x, a, b, c, n), tang.low, z, 0.0),
+              (lambda x: _mp_tang(x, a, b, c, n), tang.high, -z, math.inf)]
+    for statistic, limit, target, edge in checks:
+        if limit == edge:
+            continue
+        root = mpmath.findroot(lambda x, f=statistic, t=target: f(x) - t, mpmath.mpf(limit))
+        assert abs(limit - root) <= 2e-13 * abs(root), (table, level, limit, root)
+
+
 def _all_tables(max_n: int) -> tuple[np.ndarray, ...]:
     rows = [
         (a, b, c, n - a - b - c)

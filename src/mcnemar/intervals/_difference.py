@@ -20,8 +20,8 @@ from mcnemar.intervals._roots import (
     IntervalOps,
     Limits,
     Real,
-    _find_root_from,
     _larger_quadratic_root,
+    _newton_from,
     _paired_correlation,
     _paired_wilson,
     by_table,
@@ -110,11 +110,34 @@ def _diff_newcombe_plain(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z:
 
 def _tango_score(xp: IntervalOps, delta0: Real, b: Real, c: Real, n: Real) -> Any:
     """Tango's score statistic for H0: difference = delta0."""
-    p21 = _larger_quadratic_root(
-        xp, 2.0 * n, -b - c + (2.0 * n - b + c) * delta0, -c * delta0 * (1.0 - delta0)
-    )
+    return _tango_parts(xp, delta0, b, c, n)[0]
+
+
+def _tango_parts(xp: IntervalOps, delta0: Real, b: Real, c: Real, n: Real
+                 ) -> tuple[Any, Any, Any, Any]:
+    """Tango's statistic T = (b - c - N delta0)/sqrt(V) and what its slope needs: V,
+    p21 (the restricted estimate of the cell, the larger root of 2N p^2 + B p + C) and
+    2N p21 + B, the quadratic's slope there."""
+    qa = 2.0 * n
+    qb = -b - c + (2.0 * n - b + c) * delta0
+    p21 = _larger_quadratic_root(xp, qa, qb, -c * delta0 * (1.0 - delta0))
     variance = xp.maximum(n * (2.0 * p21 + delta0 * (1.0 - delta0)), 0.0)
-    return (b - c - n * delta0) / xp.sqrt(variance)
+    return (b - c - n * delta0) / xp.sqrt(variance), variance, p21, 2.0 * qa * p21 + qb
+
+
+def _tango_excess_and_slope(xp: IntervalOps, delta0: Real, sign: Real, b: Real, c: Real,
+                            n: Real, z: Real) -> tuple[Any, Any]:
+    """:func:`_tango_excess` and its derivative in delta0, for Newton's method.
+
+    With V = N (2 p21 + delta0 (1 - delta0)): p21' = -(B' p21 + C')/(2 A p21 + B) by implicit
+    differentiation of the quadratic (A = 2N, B' = 2N - b + c, C' = -c (1 - 2 delta0)),
+    V' = N (2 p21' + 1 - 2 delta0) and T' = -N/sqrt(V) - T V'/(2V).
+    """
+    score, variance, p21, gap = _tango_parts(xp, delta0, b, c, n)
+    p21_slope = xp.divide(-((2.0 * n - b + c) * p21 - c * (1.0 - 2.0 * delta0)), gap)
+    variance_slope = n * (2.0 * p21_slope + 1.0 - 2.0 * delta0)
+    slope = xp.divide(-n, xp.sqrt(variance)) - score * xp.divide(variance_slope, 2.0 * variance)
+    return sign * score - z, sign * slope
 
 
 def _tango_statistic(delta0: FloatArray, b: FloatArray, c: FloatArray, n: FloatArray
@@ -167,8 +190,15 @@ def _tango_limit(xp: IntervalOps, sign: Real, b: Real, c: Real, n: Real, z: Real
     excess = xp.bind(_tango_excess, sign, b, c, n, z)
     far, f_far, near, f_near, inside = _tango_probe(xp, excess, delta - sign * half, delta,
                                                     -z, -sign)
-    root = _find_root_from(xp, excess, far, near, f_far, f_near, sign > 0, atol=_ROOT_ATOL,
-                           rtol=1e-13, nearer=True)
+    # Newton's method from where the line through the centre (excess -z) and the probe meets
+    # 0 (T is nearly linear there): the probe is the far end where it lies beyond the limit,
+    # the near one where it falls short.
+    end = xp.where(near == delta, far, near)
+    f_end = xp.where(near == delta, f_far, f_near)
+    start = end - f_end * xp.divide(end - delta, f_end + z)
+    root = _newton_from(xp, xp.bind(_tango_excess_and_slope, sign, b, c, n, z), excess, far,
+                        near, f_far, f_near, start, sign > 0, atol=_ROOT_ATOL, rtol=1e-13,
+                        nearer=True)
     # No sign change means the whole of (-1, delta_hat] (or [delta_hat, 1)) is inside the
     # interval.
     return xp.where(inside, root, -sign)

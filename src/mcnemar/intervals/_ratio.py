@@ -15,8 +15,8 @@ from mcnemar.intervals._roots import (
     IntervalOps,
     Limits,
     Real,
-    _find_root_from,
     _larger_quadratic_root,
+    _newton_from,
     _paired_correlation,
     _paired_wilson,
     _wilson,
@@ -45,14 +45,19 @@ def _ratio_wald(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real) ->
 
 def _tang_score(xp: IntervalOps, phi0: Real, a: Real, b: Real, c: Real, n: Real) -> Any:
     """Tang, Tang & Chan's score statistic for H0: ratio = phi0."""
-    p21 = _larger_quadratic_root(
-        xp,
-        n * (1.0 + phi0),
-        (a + c) * phi0 * phi0 - (a + b + 2.0 * c),
-        c * (1.0 - phi0) * (a + b + c) / n,
-    )
-    variance = xp.maximum(n * (1.0 + phi0) * p21 + (a + b + c) * (phi0 - 1.0), 0.0)
-    return ((a + b) - (a + c) * phi0) / xp.sqrt(variance)
+    return _tang_parts(xp, phi0, a, b, c, n)[0]
+
+
+def _tang_parts(xp: IntervalOps, phi0: Real, a: Real, b: Real, c: Real, n: Real
+                ) -> tuple[Any, Any, Any, Any]:
+    """Tang, Tang & Chan's statistic T = ((a + b) - (a + c) phi0)/sqrt(V) and what its slope
+    needs: V, p21 (the larger root of A p^2 + B p + C) and 2 A p21 + B, the quadratic's
+    slope there."""
+    qa = n * (1.0 + phi0)
+    qb = (a + c) * phi0 * phi0 - (a + b + 2.0 * c)
+    p21 = _larger_quadratic_root(xp, qa, qb, c * (1.0 - phi0) * (a + b + c) / n)
+    variance = xp.maximum(qa * p21 + (a + b + c) * (phi0 - 1.0), 0.0)
+    return ((a + b) - (a + c) * phi0) / xp.sqrt(variance), variance, p21, 2.0 * qa * p21 + qb
 
 
 def _tang_excess(xp: IntervalOps, s: Real, sign: Real, a: Real, b: Real, c: Real, n: Real,
@@ -60,6 +65,25 @@ def _tang_excess(xp: IntervalOps, s: Real, sign: Real, a: Real, b: Real, c: Real
     """At phi0 = exp(s): T - z for a lower limit (sign 1), -(T + z) for an upper one (sign
     -1); positive below the lower root and above the upper one."""
     return sign * _tang_score(xp, xp.exp(s), a, b, c, n) - z
+
+
+def _tang_excess_and_slope(xp: IntervalOps, s: Real, sign: Real, a: Real, b: Real, c: Real,
+                           n: Real, z: Real) -> tuple[Any, Any]:
+    """:func:`_tang_excess` and its derivative in s = log phi0, for Newton's method.
+
+    With V = N (1 + phi0) p21 + (a + b + c)(phi0 - 1): p21' = -(A' p21^2 + B' p21 + C')/
+    (2 A p21 + B) by implicit differentiation of the quadratic (A' = N, B' = 2 (a + c) phi0,
+    C' = -c (a + b + c)/N), V' = N p21 + A p21' + (a + b + c), dT/dphi0 =
+    -(a + c)/sqrt(V) - T V'/(2V), and dT/ds = phi0 dT/dphi0.
+    """
+    phi0 = xp.exp(s)
+    score, variance, p21, gap = _tang_parts(xp, phi0, a, b, c, n)
+    total = a + b + c
+    p21_slope = xp.divide(-((n * p21 + 2.0 * (a + c) * phi0) * p21 - c * total / n), gap)
+    variance_slope = n * p21 + n * (1.0 + phi0) * p21_slope + total
+    slope = (xp.divide(-(a + c), xp.sqrt(variance))
+             - score * xp.divide(variance_slope, 2.0 * variance))
+    return sign * score - z, sign * phi0 * slope
 
 
 def _tang_limit(xp: IntervalOps, sign: Real, a: Real, b: Real, c: Real, n: Real, z: Real,
@@ -93,7 +117,14 @@ def _tang_limit(xp: IntervalOps, sign: Real, a: Real, b: Real, c: Real, n: Real,
         # a probe short of the root between the centre and the far end is the near end
         between = probed & (f_probe <= 0) & ((probe - far) * sign > 0)
         near, f_near = xp.where(between, probe, near), xp.where(between, f_probe, f_near)
-    root = _find_root_from(xp, excess, far, near, f_far, f_near, lower, atol=1e-14)
+    # Newton's method from where the line through the centre (excess -z) and the probe meets
+    # 0: the probe is the far end where it lies beyond the limit, else the near end (where it
+    # falls short and lies before the far end), else the far end itself.
+    end = xp.where(near == centre, far, near)
+    f_end = xp.where(near == centre, f_far, f_near)
+    start = end - f_end * xp.divide(end - centre, f_end + z)
+    root = _newton_from(xp, xp.bind(_tang_excess_and_slope, sign, a, b, c, n, z), excess, far,
+                        near, f_far, f_near, start, lower, atol=1e-14)
     return xp.where(f_far > 0, xp.exp(root), xp.where(lower, 0.0, math.inf))
 
 

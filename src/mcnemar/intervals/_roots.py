@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Generator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
@@ -41,16 +41,21 @@ class IntervalOps(_routes.Ops):
     elsewhere, evaluated only there; ``bind(fn, *params)`` the objective ``fn(xp, x, *params)``
     of the route's root finder (``f(x, idx)`` for the problems ``idx`` on arrays, ``f(x)`` on
     floats); ``find_root`` that root finder (:func:`_find_root` or
-    :func:`_find_root_float`); ``two_sided`` the lower and upper limits of each table
-    (:func:`_two_sided_arrays`).
+    :func:`_find_root_float`), ``bracketed_where(mask, f, lo, hi, f_lo, f_hi, **options)``
+    its roots where ``mask`` holds and NaN elsewhere; ``newton`` the route's Newton search,
+    for objectives that give their slope too (:func:`_newton_arrays` or
+    :func:`_newton_float`); ``two_sided``
+    the lower and upper limits of each table (:func:`_two_sided_arrays`).
     """
 
     call_where: Callable[[Any, Callable[..., Any], Any], Any]
     bind: Callable[..., Callable[..., Any]]
     find_root: Callable[..., Any]
+    bracketed_where: Callable[..., Any]
+    newton: Callable[..., Any]
     two_sided: Callable[..., Limits]
 
-    __slots__ = ("bind", "call_where", "find_root", "two_sided")
+    __slots__ = ("bind", "bracketed_where", "call_where", "find_root", "newton", "two_sided")
 
 
 #: The exceptions of the float route where numpy would give an infinity or nan.
@@ -351,6 +356,134 @@ def _find_root_from(
 
 
 # ---------------------------------------------------------------------------------------------
+# Newton's method in a bracket, with the bracketing search behind it
+# ---------------------------------------------------------------------------------------------
+
+#: The estimate of the error left after a Newton step (from the two last steps) is trusted
+#: once the step before was at most this (relative to the root).
+_NEWTON_NEAR = 0.05
+#: Newton steps before a search that has not ended is handed to the bracketing search.
+_NEWTON_STEPS = 12
+
+
+class _NewtonStep(NamedTuple):
+    """A step of :func:`_newton_step`, for one problem (floats) or many (arrays): the new
+    bracket, whether the search ends here and with what root (NaN: handed to the bracketing
+    search), the next point and the length of the step to it."""
+
+    lo: Any
+    hi: Any
+    done: Any
+    root: Any
+    point: Any
+    taken: Any
+
+
+def _newton_step(xp: IntervalOps, x: Real, f: Real, slope: Real, lo: Real, hi: Real,
+                 previous: Real, lower: Any, atol: float, rtol: float) -> _NewtonStep:
+    """Newton's step from x, where the objective is ``f`` with derivative ``slope``, in the
+    bracket [lo, hi] of its root, after a step of length ``previous``.
+
+    The objective is positive on the side of ``lo`` where ``lower`` holds (a lower limit,
+    whose excess is positive below it) and on the side of ``hi`` elsewhere; x moves the end
+    on its side. The search ends where f = 0, or where the step stays inside the bracket and
+    either is below a thousandth of the tolerance ``atol + rtol*|x|`` or leaves an error,
+    estimated from quadratic convergence (e_next ~ taken^3 / previous^2), below it. A step
+    that leaves the bracket, or is not defined, ends it with NaN: where the objective is not
+    smooth at the scale of its rounding (a statistic evaluated with cancellation) Newton's
+    steps are not to be trusted, and the bracketing search takes over.
+    """
+    up, down = f > 0, f < 0
+    lo = xp.where(xp.where(lower, up, down), x, lo)
+    hi = xp.where(xp.where(lower, down, up), x, hi)
+    step = xp.divide(-f, slope)
+    nxt = x + step
+    inside = (nxt > lo) & (nxt < hi) & xp.isfinite(slope)
+    taken = xp.abs(step)
+    tol = atol + rtol * xp.abs(nxt)
+    converged = (taken <= 1e-3 * tol) | (
+        (previous <= _NEWTON_NEAR * xp.abs(nxt)) & (taken <= 0.25 * previous)
+        & (taken * taken * taken <= tol * previous * previous))
+    found = f == 0
+    done = found | xp.logical_not(inside) | converged
+    root = xp.where(found, x, xp.where(inside, nxt, math.nan))
+    return _NewtonStep(lo, hi, done, root, nxt, taken)
+
+
+def _newton_arrays(f: _Objective, x: FloatArray, lo: FloatArray, hi: FloatArray,
+                   lower: NDArray[np.bool_], *, atol: float, rtol: float) -> FloatArray:
+    """Roots of many problems by :func:`_newton_step`, each stopping on its own (NaN where
+    the bracketing search is to take over): ``f(x, idx)`` gives the objective and its slope
+    (an array of two rows) at points x of the problems ``idx``; ``x`` the starts (a start
+    outside the open bracket is its midpoint)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        x = np.where((x > lo) & (x < hi), x, 0.5 * (lo + hi))
+        result = np.full(x.size, np.nan)
+        idx = np.arange(x.size)
+        previous = np.full(x.size, np.inf)
+        for _ in range(_NEWTON_STEPS):
+            if idx.size == 0:
+                break
+            value, slope = f(x, idx)
+            step = _newton_step(ARRAYS, x, value, slope, lo, hi, previous, lower, atol, rtol)
+            x, lo, hi, previous = step.point, step.lo, step.hi, step.taken
+            done = step.done
+            if done.any():
+                result[idx[done]] = step.root[done]
+                keep = ~done
+                idx, x, lo, hi, previous, lower = (v[keep] for v in (idx, x, lo, hi, previous,
+                                                                     lower))
+    return result
+
+
+def _newton_float(f: Callable[[float], tuple[float, float]], x: float, lo: float, hi: float,
+                  lower: bool, *, atol: float, rtol: float) -> float:
+    """:func:`_newton_arrays` for one problem on Python floats (the same steps)."""
+    if not lo < x < hi:
+        x = 0.5 * (lo + hi)
+    previous = math.inf
+    for _ in range(_NEWTON_STEPS):
+        value, slope = f(x)
+        step = _newton_step(FLOATS, x, value, slope, lo, hi, previous, lower, atol, rtol)
+        if step.done:
+            return float(step.root)
+        x, lo, hi, previous = step.point, step.lo, step.hi, step.taken
+    return math.nan
+
+
+def _newton_from(xp: IntervalOps, f_slope: Any, f: Any, far: Real, near: Real, f_far: Real,
+                 f_near: Real, start: Real, lower: Any, **options: Any) -> Any:
+    """The root in the bracket between ``far`` and ``near`` (below the estimate where
+    ``lower``, as for :func:`_find_root_from`): Newton's steps from ``start`` on the
+    objective-and-slope ``f_slope`` (the route's ``newton``), and where they do not settle
+    it, the bracketing search on ``f`` from the whole bracket (:func:`_find_root_from`, with
+    the same ``options``: its root as it would be without the Newton steps)."""
+    lo, hi = xp.where(lower, far, near), xp.where(lower, near, far)
+    root = xp.newton(f_slope, start, lo, hi, lower, atol=options["atol"],
+                     rtol=options.get("rtol", 4e-16))
+    return xp.where(xp.isnan(root), xp.bracketed_where(
+        xp.isnan(root), f, lo, hi, xp.where(lower, f_far, f_near),
+        xp.where(lower, f_near, f_far), **options), root)
+
+
+def _array_bracketed_where(mask: NDArray[np.bool_], f: _Objective, lo: FloatArray,
+                           hi: FloatArray, f_lo: FloatArray, f_hi: FloatArray, **options: Any
+                           ) -> FloatArray:
+    """:func:`_find_root` of the problems where ``mask`` holds, NaN elsewhere."""
+    out = np.full(mask.shape, np.nan)
+    sel = np.flatnonzero(mask)
+    if sel.size:
+        out[sel] = _find_root(lambda x, j: f(x, sel[j]), lo[sel], hi[sel], f_lo[sel],
+                              f_hi[sel], **options)
+    return out
+
+
+def _float_bracketed_where(mask: bool, f: Callable[[float], float], lo: float, hi: float,
+                           f_lo: float, f_hi: float, **options: Any) -> float:
+    return _find_root_float(f, lo, hi, f_lo, f_hi, **options) if mask else math.nan
+
+
+# ---------------------------------------------------------------------------------------------
 # Formulas shared by the intervals
 # ---------------------------------------------------------------------------------------------
 
@@ -412,9 +545,11 @@ def normal_score_gap(xp: IntervalOps, p: Real, target: Real) -> Any:
 
 ARRAYS = IntervalOps(
     **_routes.operations(_routes.ARRAYS), call_where=_array_call_where, bind=_array_bind,
-    find_root=_find_root, two_sided=_two_sided_arrays,
+    find_root=_find_root, bracketed_where=_array_bracketed_where,
+    newton=_newton_arrays, two_sided=_two_sided_arrays,
 )
 FLOATS = IntervalOps(
     **_routes.operations(_routes.FLOATS), call_where=_float_call_where, bind=_float_bind,
-    find_root=_find_root_float, two_sided=_two_sided_floats,
+    find_root=_find_root_float, bracketed_where=_float_bracketed_where,
+    newton=_newton_float, two_sided=_two_sided_floats,
 )
