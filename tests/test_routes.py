@@ -64,12 +64,15 @@ def test_the_normal_quantile_is_scipys(p: float) -> None:
 @given(a=st.one_of(st.sampled_from([0.0, 1.0, 0.5, 1e15]), st.floats(1e-3, 1e6)),
        b=st.one_of(st.sampled_from([0.0, 1.0, 2.0, 1e15]), st.floats(1e-3, 1e6)),
        x=st.one_of(st.sampled_from([0.0, 1.0, 0.5, 1e-300, math.nan]), st.floats(0.0, 1.0)))
-def test_the_incomplete_beta_and_its_inverses_are_scipys(a: float, b: float, x: float) -> None:
+def test_the_incomplete_beta_its_inverses_and_log_beta_are_scipys(a: float, b: float, x: float) -> None:
     for op in ("betainc", "betaincinv", "betainccinv"):
         want = float(getattr(special, op)(np.array([a]), np.array([b]), np.array([x]))[0])
         assert _bits(getattr(FLOATS, op)(a, b, x)) == _bits(want), (op, a, b, x)
         got = getattr(ARRAYS, op)(np.array([a]), np.array([b]), np.array([x]))
         assert _bits(float(got[0])) == _bits(want)
+    want = float(special.betaln(np.array([a]), np.array([b]))[0])
+    assert _bits(FLOATS.betaln(a, b)) == _bits(want), (a, b)
+    assert _bits(float(ARRAYS.betaln(np.array([a]), np.array([b]))[0])) == _bits(want)
 
 
 def test_numpy_exp_and_log_of_one_number_are_those_of_an_array() -> None:

@@ -181,7 +181,7 @@ def _scipy_float_op(name: str) -> Callable[..., float]:
 
 
 #: The scipy.special functions of the routes (see :class:`Ops`).
-_SCIPY_OPS = ("ndtri", "ndtr", "log_ndtr", "betainc", "betaincinv", "betainccinv")
+_SCIPY_OPS = ("ndtri", "ndtr", "log_ndtr", "betainc", "betaincinv", "betainccinv", "betaln")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,7 +203,8 @@ class Ops:
     ``finite`` is ``np.nan_to_num``; ``ndtr``, ``log_ndtr`` and ``ndtri`` are scipy's normal
     distribution function, its log and its inverse, and ``betainc``, ``betaincinv`` and
     ``betainccinv`` its regularized incomplete beta function I_x(a, b) and the inverses of
-    I and 1 - I in x (one element on floats is the kernel's value for it in an array).
+    I and 1 - I in x, ``betaln`` the log of the beta function B(a, b) (one element on floats
+    is the kernel's value for it in an array).
     """
 
     sqrt: Callable[[Any], Any]
@@ -232,13 +233,14 @@ class Ops:
     betainc: Callable[[Any, Any, Any], Any]
     betaincinv: Callable[[Any, Any, Any], Any]
     betainccinv: Callable[[Any, Any, Any], Any]
+    betaln: Callable[[Any, Any], Any]
 
     # (a slotted class, not a dataclass: one of some twenty fields costs the command line's
     # start about 3 ms to generate)
-    __slots__ = ("abs", "any", "betainc", "betainccinv", "betaincinv", "ceil", "divide", "exp",
-                 "finite", "floor", "fmax", "fmin", "isfinite", "isnan", "log", "log1p", "log_ndtr",
-                 "logical_not", "maximum", "minimum", "ndtr", "ndtri", "sign", "signbit",
-                 "sqrt", "where")
+    __slots__ = ("abs", "any", "betainc", "betainccinv", "betaincinv", "betaln", "ceil",
+                 "divide", "exp", "finite", "floor", "fmax", "fmin", "isfinite", "isnan", "log",
+                 "log1p", "log_ndtr", "logical_not", "maximum", "minimum", "ndtr", "ndtri",
+                 "sign", "signbit", "sqrt", "where")
 
     def __init__(self, **ops: Callable[..., Any]) -> None:
         names = _names(type(self))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, Final, overload
 
@@ -15,11 +16,14 @@ from mcnemar.intervals._roots import (
     IntervalOps,
     Limits,
     Real,
+    _newton_root,
     _wilson,
     by_table,
     normal_score_gap,
 )
 from mcnemar.vocabulary import ODDS_RATIO_INTERVALS, names
+
+_SQRT_2PI: Final = math.sqrt(2.0 * math.pi)
 
 #: Methods of :func:`odds_ratio_interval`.
 ODDS_RATIO_METHODS: Final[tuple[str, ...]] = names(ODDS_RATIO_INTERVALS)
@@ -33,23 +37,46 @@ ODDS_RATIO_METHODS: Final[tuple[str, ...]] = names(ODDS_RATIO_INTERVALS)
 def _midp_excess(xp: IntervalOps, p: Real, x: Real, n: Real, alpha: Real) -> Any:
     """The mid-p tail P(X > x) + P(X = x)/2 of X ~ Bin(n, p) less alpha, on the normal-score
     scale: P(X >= x) = I_p(x, n - x + 1), P(X >= x + 1) = I_p(x + 1, n - x) (0 where x = n)."""
+    return normal_score_gap(xp, _midp_tail(xp, p, x, n), alpha)
+
+
+def _midp_tail(xp: IntervalOps, p: Real, x: Real, n: Real) -> Any:
     at_least = xp.betainc(x, n - x + 1.0, p)
     above = xp.where(x < n, xp.betainc(x + 1.0, n - x, p), 0.0)
-    return normal_score_gap(xp, 0.5 * (at_least + above), alpha)
+    return 0.5 * (at_least + above)
+
+
+def _midp_excess_and_slope(xp: IntervalOps, p: Real, x: Real, n: Real, alpha: Real,
+                           log_norm: Real) -> tuple[Any, Any]:
+    """:func:`_midp_excess` and its derivative in p, for Newton's method (0 < p < 1).
+
+    d I_p(a, b)/dp is the Beta(a, b) density; that of (x + 1, n - x) is that of
+    (x, n - x + 1), f, times (n - x) p / (x (1 - p)), so the tail's slope is
+    f (1 + (n - x) p / (x (1 - p)))/2 with log f = (x - 1) log p + (n - x) log(1 - p) -
+    log B(x, n - x + 1) (``log_norm``); on the normal-score scale it is divided by the
+    normal density at Phi^-1 of the tail.
+    """
+    score = xp.ndtri(xp.minimum(xp.maximum(_midp_tail(xp, p, x, n), 0.0), 1.0))
+    density = xp.exp((x - 1.0) * xp.log(p) + (n - x) * xp.log1p(-p) - log_norm)
+    slope = 0.5 * density * (1.0 + xp.divide((n - x) * p, x * (1.0 - p)))
+    return score - xp.ndtri(alpha), slope * _SQRT_2PI * xp.exp(0.5 * score * score)
 
 
 def _midp_limit(xp: IntervalOps, sign: Real, b: Real, c: Real, alpha: Real) -> Any:
     """The lower mid-p limit of a binomial proportion, P(X > x) + P(X = x)/2 = alpha, for
     x = b successes (sign 1: the lower limit of mu) or x = c (sign -1: 1 - the upper one) out
-    of b + c, x > 0. It lies between the Clopper-Pearson limits for x and x + 1 successes."""
+    of b + c, x > 0. It lies between the Clopper-Pearson limits for x and x + 1 successes,
+    where the mid-p tail is below alpha and above it: Newton's method from their midpoint."""
     x = xp.where(sign > 0, b, c)
     n = b + c
     lo = xp.betaincinv(x, n - x + 1.0, alpha)
     hi = xp.where(x < n, xp.betaincinv(x + 1.0, n - x, alpha), 1.0)
     excess = xp.bind(_midp_excess, x, n, alpha)
-    every = x > 0  # (true of every problem solved: call_where's mask for all of them)
-    return xp.find_root(excess, lo, hi, xp.call_where(every, excess, lo),
-                        xp.call_where(every, excess, hi), atol=1e-300, rtol=1e-13)
+    with_slope = xp.bind(_midp_excess_and_slope, x, n, alpha, xp.betaln(x, n - x + 1.0))
+    # (the excess increases in p: positive on the side of hi, so no problem is a "lower" one)
+    rising = x < 0.0
+    return _newton_root(xp, with_slope, excess, lo, hi, 0.5 * (lo + hi), rising, atol=1e-300,
+                        rtol=1e-13)
 
 
 def _or_midp_limits(xp: IntervalOps, b: Real, c: Real, alpha: Real) -> Limits:

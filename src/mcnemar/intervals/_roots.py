@@ -451,19 +451,28 @@ def _newton_float(f: Callable[[float], tuple[float, float]], x: float, lo: float
     return math.nan
 
 
-def _newton_from(xp: IntervalOps, f_slope: Any, f: Any, far: Real, near: Real, f_far: Real,
-                 f_near: Real, start: Real, lower: Any, **options: Any) -> Any:
-    """The root in the bracket between ``far`` and ``near`` (below the estimate where
-    ``lower``, as for :func:`_find_root_from`): Newton's steps from ``start`` on the
-    objective-and-slope ``f_slope`` (the route's ``newton``), and where they do not settle
-    it, the bracketing search on ``f`` from the whole bracket (:func:`_find_root_from`, with
-    the same ``options``: its root as it would be without the Newton steps)."""
-    lo, hi = xp.where(lower, far, near), xp.where(lower, near, far)
+def _newton_root(xp: IntervalOps, f_slope: Any, f: Any, lo: Real, hi: Real, start: Real,
+                 lower: Any, ends: tuple[Any, Any] | None = None, **options: Any) -> Any:
+    """The root in the bracket [lo, hi]: Newton's steps from ``start`` on the
+    objective-and-slope ``f_slope`` (the route's ``newton``; ``lower`` as there), and where
+    they do not settle it, the bracketing search on ``f`` from the whole bracket, with the
+    objective at its ends ``ends`` (evaluated there when None) and ``options`` as for
+    :func:`_find_root`: its root as it would be without the Newton steps."""
     root = xp.newton(f_slope, start, lo, hi, lower, atol=options["atol"],
                      rtol=options.get("rtol", 4e-16))
-    return xp.where(xp.isnan(root), xp.bracketed_where(
-        xp.isnan(root), f, lo, hi, xp.where(lower, f_far, f_near),
-        xp.where(lower, f_near, f_far), **options), root)
+    failed = xp.isnan(root)
+    f_lo, f_hi = ((xp.call_where(failed, f, lo), xp.call_where(failed, f, hi)) if ends is None
+                  else ends)
+    return xp.where(failed, xp.bracketed_where(failed, f, lo, hi, f_lo, f_hi, **options), root)
+
+
+def _newton_from(xp: IntervalOps, f_slope: Any, f: Any, far: Real, near: Real, f_far: Real,
+                 f_near: Real, start: Real, lower: Any, **options: Any) -> Any:
+    """:func:`_newton_root` in the bracket between ``far`` and ``near`` (below the estimate
+    where ``lower``, as for :func:`_find_root_from`), the objective known at both."""
+    return _newton_root(xp, f_slope, f, xp.where(lower, far, near), xp.where(lower, near, far),
+                        start, lower, (xp.where(lower, f_far, f_near),
+                                       xp.where(lower, f_near, f_far)), **options)
 
 
 def _array_bracketed_where(mask: NDArray[np.bool_], f: _Objective, lo: FloatArray,
