@@ -64,7 +64,8 @@ def test_the_normal_quantile_is_scipys(p: float) -> None:
 @given(a=st.one_of(st.sampled_from([0.0, 1.0, 0.5, 1e15]), st.floats(1e-3, 1e6)),
        b=st.one_of(st.sampled_from([0.0, 1.0, 2.0, 1e15]), st.floats(1e-3, 1e6)),
        x=st.one_of(st.sampled_from([0.0, 1.0, 0.5, 1e-300, math.nan]), st.floats(0.0, 1.0)))
-def test_the_incomplete_beta_its_inverses_and_log_beta_are_scipys(a: float, b: float, x: float) -> None:
+def test_the_incomplete_beta_its_inverses_and_log_beta_are_scipys(a: float, b: float,
+                                                                  x: float) -> None:
     for op in ("betainc", "betaincinv", "betainccinv"):
         want = float(getattr(special, op)(np.array([a]), np.array([b]), np.array([x]))[0])
         assert _bits(getattr(FLOATS, op)(a, b, x)) == _bits(want), (op, a, b, x)
