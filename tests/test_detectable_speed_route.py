@@ -289,3 +289,27 @@ def test_log_binomial_coefficients_by_either_route() -> None:
         exact = float(mpmath.log(mpmath.binomial(int(ni), int(xi))))
         # a few units in the last place of log C (Loader's form), far less for few ratios
         assert value == pytest.approx(exact, rel=4e-16 * 4, abs=3e-14)
+
+
+def test_a_kept_path_shape_is_the_rows_shape_in_a_batch() -> None:
+    """One element's window structure (the test's region along m, the log binomial
+    coefficients, the blocks) is kept per window start and row length; it is that row's
+    structure among other rows, bit for bit, and cannot be written to."""
+    for tail, method in ((0.025, "exact"), (0.05, "midp")):
+        for width in (16, 48, 1040):  # (1040: rows of several blocks)
+            lo = np.array([1.0, 9.0, 37.0, 400.0, 5000.0])
+            many = _power_path._path_shape_of(lo, width, tail, method)
+            for i in range(lo.size):
+                one = _power_path._path_shape(lo[i : i + 1], width, tail, method)
+                assert one is _power_path._path_shape(lo[i : i + 1], width, tail, method)
+                alone = _power_path._path_shape_of(lo[i : i + 1], width, tail, method)
+                for field, kept, fresh in zip(one._fields, one, alone, strict=True):
+                    if isinstance(kept, np.ndarray):
+                        assert not kept.flags.writeable, field
+                        np.testing.assert_array_equal(kept, fresh, err_msg=field)
+                    else:
+                        assert kept == fresh or (kept is None and fresh is None), field
+                if many.single:
+                    for field in ("m", "j", "x", "y", "log_choose"):
+                        np.testing.assert_array_equal(getattr(one, field)[0],
+                                                      getattr(many, field)[i], err_msg=field)

@@ -235,14 +235,52 @@ def _blocks(x: FloatArray, proper: npt.NDArray[np.bool_], width: int
     return kept, new
 
 
-def power_path(
-    n: FloatArray, psi: FloatArray, lo: FloatArray, hi: FloatArray, width: int,
-    tail_alpha: float, method: str,
-) -> PowerPath:
-    """The :class:`PowerPath` of the elements (n[i], psi[i]) (0 < psi <= 1) over the windows
-    [lo, hi] (of :func:`chernoff_windows`, lo raised to :func:`first_rejecting` at least, so
-    lo >= 1), in rows of ``width`` points, for a test's region at ``tail_alpha``."""
-    rows = n.size
+class _PathShape(NamedTuple):
+    """The parts of a :class:`PowerPath` that depend on the windows' starts, the row length
+    and the test's region only (not on n or psi): per point m, the point (x, y) of its
+    probability and its log binomial coefficient, where the threshold is kept and where a
+    block starts; per block, its anchor's parameters; for the suffix sums of a row of many
+    blocks, each point's block end (None for rows of one block each)."""
+
+    m: FloatArray
+    j: FloatArray
+    x: FloatArray
+    y: FloatArray
+    kept: npt.NDArray[np.bool_]
+    new: npt.NDArray[np.bool_]
+    single: bool
+    log_choose: FloatArray
+    end: IntArray | None
+    anchor_row: IntArray
+    anchor_a: FloatArray
+    anchor_b: FloatArray
+    anchor_inside: npt.NDArray[np.bool_]
+    anchor_fixed: npt.NDArray[np.bool_]
+
+
+def _path_shape(lo: FloatArray, width: int, tail_alpha: float, method: str) -> _PathShape:
+    """The :class:`_PathShape` of rows starting at ``lo`` (one element's is kept:
+    :func:`_one_path_shape`, the same values)."""
+    if lo.size == 1:
+        return _one_path_shape(float(lo[0]), width, tail_alpha, method)
+    return _path_shape_of(lo, width, tail_alpha, method)
+
+
+@functools.lru_cache(maxsize=256)
+def _one_path_shape(lo: float, width: int, tail_alpha: float, method: str) -> _PathShape:
+    """:func:`_path_shape_of` of one row, kept (read-only) for the next element with the same
+    window start and row length: the region of the test along m is the same for every table
+    whose window starts there."""
+    shape = _path_shape_of(np.array([lo]), width, tail_alpha, method)
+    for value in shape:
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return shape
+
+
+def _path_shape_of(lo: FloatArray, width: int, tail_alpha: float, method: str) -> _PathShape:
+    """:class:`_PathShape` of rows of ``width`` points from ``lo`` (see :func:`power_path`)."""
+    rows = lo.size
     m = lo[:, None] + _columns(width)
     j = _region_rows(m, lo, tail_alpha, method)
     # The point of each step, (x, N) = (k - 1, m - 1) with k = m - j: y = N - x = j (x steps
@@ -254,34 +292,16 @@ def power_path(
     kept, new = _blocks(x, proper, width)
     single = not new[:, 1:].any()
     with np.errstate(divide="ignore", invalid="ignore"):
-        # Binomial weights relative to the first point's, by the ratios of consecutive ones
-        # summed in logs along the row (at most e^50 or so: the window holds all but 1e-12
-        # of each tail), then scaled to the row's mass; and the log ratios of binomial
-        # coefficients along a block:
-        # C(N, x)/C(N - 1, x) = N/(N - x) = N/y (kept), C(N, x)/C(N - 1, x - 1) = N/x (raised).
-        # (past n, on the points that only fill the row, the logs are NaN: weight 0)
-        odds = np.log(psi) - np.log1p(-psi)
-        ratio = np.log((n[:, None] - m) / (m + 1.0))
+        # the log ratios of binomial coefficients along a block: C(N, x)/C(N - 1, x) = N/(N - x)
+        # = N/y (kept), C(N, x)/C(N - 1, x - 1) = N/x (raised)
         coef = np.log(big_n / np.where(kept, y, x))
-        before = np.empty((rows, width))
-        before[:, 0] = 0.0
-        np.add(ratio[:, :-1], odds[:, None], out=before[:, 1:])
-        before.cumsum(axis=1, out=before)
-        u = np.where(m <= hi[:, None], np.exp(before), 0.0)
     coef[new] = 0.0
     coef.cumsum(axis=1, out=coef)
-    # The row's mass, P(M >= lo) = I_psi(lo, n - lo + 1) (lo may have been raised above the
-    # window's start; lo >= 1, as no test rejects without discordant items; the tail past hi
-    # is the window's own 1e-12).
-    u_sum = u.cumsum(axis=1)
-    scale = (special.betainc(lo, n - lo + 1.0, psi) / u_sum[:, -1])[:, None]
-    w = u * scale
-    w_sum = u_sum * scale
+    end: IntArray | None = None
     if single:
         anchor_row = np.arange(rows)
         anchor_x, anchor_j, anchor_inside = x[:, 0], j[:, 0], proper[:, 0]
         log_choose = _log_choose(x[:, 0], big_n[:, 0])[:, None] + coef
-        suffix = w_sum[:, -1:] - w_sum + w
     else:
         # each point's anchor (last new column at or before it) and its block's last column
         ids = np.arange(width, dtype=np.intp)[None, :]
@@ -293,35 +313,78 @@ def power_path(
         at_anchor[new] = _log_choose(x[new], big_n[new])
         log_choose = (np.take_along_axis(at_anchor, anchor, axis=1) + coef
                       - np.take_along_axis(coef, anchor, axis=1))
-        suffix = np.take_along_axis(w_sum, end, axis=1) - w_sum + w
         anchor_row = np.nonzero(new)[0]
         anchor_x, anchor_j, anchor_inside = x[new], j[new], proper[new]
         x = np.where(proper, x, 0.0)
         y = np.where(proper, y, 0.0)
-    suffix = np.maximum(suffix, 0.0)
-    weights = np.empty((5, rows, width))
-    # kept and raised: the suffix sums on the points that take a step (not the anchors)
-    np.multiply(suffix, ~new, out=weights[1])
-    np.multiply(weights[1], kept, out=weights[0])
-    np.subtract(weights[1], weights[0], out=weights[1])
-    np.multiply(w, m, out=weights[2])
-    np.multiply(weights[2], x, out=weights[3])
-    np.multiply(weights[2], y, out=weights[4])
     # The anchors' tails P(X >= k), X ~ Bin(m, p), as in _binom_sf: I_p(k, m - k + 1) where
     # 1 <= k <= m, that is x >= 0 and j >= 0 (the point is proper), with m - k + 1 = j + 1.
-    return PowerPath(
-        log_choose=log_choose,
-        x=x,
-        y=y,
-        weights=weights,
+    return _PathShape(
+        m=m, j=j, x=x, y=y, kept=kept, new=new, single=single, log_choose=log_choose, end=end,
         anchor_row=anchor_row,
         anchor_a=np.where(anchor_inside, anchor_x + 1.0, 1.0),
         anchor_b=np.where(anchor_inside, anchor_j + 1.0, 1.0),
         anchor_inside=anchor_inside,
         anchor_fixed=anchor_x < 0.0,
-        anchor_weight=suffix[:, 0] if single else suffix[new],
-        single=single,
-        top=np.einsum("ij,ij->i", w, (j >= 0.0).astype(np.float64)),
+    )
+
+
+def power_path(
+    n: FloatArray, psi: FloatArray, lo: FloatArray, hi: FloatArray, width: int,
+    tail_alpha: float, method: str,
+) -> PowerPath:
+    """The :class:`PowerPath` of the elements (n[i], psi[i]) (0 < psi <= 1) over the windows
+    [lo, hi] (of :func:`chernoff_windows`, lo raised to :func:`first_rejecting` at least, so
+    lo >= 1), in rows of ``width`` points, for a test's region at ``tail_alpha``: the
+    :class:`_PathShape` of the windows and the weights of the elements."""
+    rows = n.size
+    shape = _path_shape(lo, width, tail_alpha, method)
+    m, new = shape.m, shape.new
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # Binomial weights relative to the first point's, by the ratios of consecutive ones
+        # summed in logs along the row (at most e^50 or so: the window holds all but 1e-12
+        # of each tail), then scaled to the row's mass (past n, on the points that only fill
+        # the row, the logs are NaN: weight 0).
+        odds = np.log(psi) - np.log1p(-psi)
+        ratio = np.log((n[:, None] - m) / (m + 1.0))
+        before = np.empty((rows, width))
+        before[:, 0] = 0.0
+        np.add(ratio[:, :-1], odds[:, None], out=before[:, 1:])
+        before.cumsum(axis=1, out=before)
+        u = np.where(m <= hi[:, None], np.exp(before), 0.0)
+    # The row's mass, P(M >= lo) = I_psi(lo, n - lo + 1) (lo may have been raised above the
+    # window's start; lo >= 1, as no test rejects without discordant items; the tail past hi
+    # is the window's own 1e-12).
+    u_sum = u.cumsum(axis=1)
+    scale = (special.betainc(lo, n - lo + 1.0, psi) / u_sum[:, -1])[:, None]
+    w = u * scale
+    w_sum = u_sum * scale
+    if shape.end is None:
+        suffix = w_sum[:, -1:] - w_sum + w
+    else:
+        suffix = np.take_along_axis(w_sum, shape.end, axis=1) - w_sum + w
+    suffix = np.maximum(suffix, 0.0)
+    weights = np.empty((5, rows, width))
+    # kept and raised: the suffix sums on the points that take a step (not the anchors)
+    np.multiply(suffix, ~new, out=weights[1])
+    np.multiply(weights[1], shape.kept, out=weights[0])
+    np.subtract(weights[1], weights[0], out=weights[1])
+    np.multiply(w, m, out=weights[2])
+    np.multiply(weights[2], shape.x, out=weights[3])
+    np.multiply(weights[2], shape.y, out=weights[4])
+    return PowerPath(
+        log_choose=shape.log_choose,
+        x=shape.x,
+        y=shape.y,
+        weights=weights,
+        anchor_row=shape.anchor_row,
+        anchor_a=shape.anchor_a,
+        anchor_b=shape.anchor_b,
+        anchor_inside=shape.anchor_inside,
+        anchor_fixed=shape.anchor_fixed,
+        anchor_weight=suffix[:, 0] if shape.single else suffix[new],
+        single=shape.single,
+        top=np.einsum("ij,ij->i", w, (shape.j >= 0.0).astype(np.float64)),
     )
 
 
