@@ -411,7 +411,7 @@ class _MeldedSearch:
                 density[fresh] = self._t_density(t[fresh], k)
         if self.any_movable:
             self._keep_fresh(fresh, every, i, lo, y, upper_b, density)
-        return self._sums(delta, size, every, half, t, two_t, y, upper_b, density)
+        return self._sums(delta, size, every, half, t, y, upper_b, density)
 
     def _t_density(self, t: FloatArray, i: _Index) -> FloatArray:
         """T's density at the nodes t of the problems ``i``: :func:`_beta_log_pdf`'s
@@ -529,8 +529,8 @@ class _MeldedSearch:
         return out
 
     def _sums(self, delta: FloatArray, size: FloatArray, i: _Index, half: FloatArray,
-              t: FloatArray, two_t: FloatArray, y: FloatArray, upper_b: FloatArray,
-              density: FloatArray) -> tuple[FloatArray, FloatArray]:
+              t: FloatArray, y: FloatArray, upper_b: FloatArray, density: FloatArray
+              ) -> tuple[FloatArray, FloatArray]:
         """The quadrature of :func:`_melded_tail` (the same operations) and its derivative."""
         special = _special()
         full = self.full if i is _ALL else None
@@ -548,31 +548,27 @@ class _MeldedSearch:
         tail = below + length * total
         # d/d(delta) of the sum: P(B >= .) moves with delta (B's density b times
         # dy/d(delta) = -1/(2t) + delta/(2t^2) dt/d(delta)); while the integral starts at
-        # |delta| the nodes move too (dt/d(delta) = sign(delta) (1 - x)/2), and with them
-        # T's density f (d log f/dt = (alpha - 1)/t - (beta - 1)/(1 - t)), and the length
-        # (d half/d(delta) = -sign(delta)/2); below 0, P(T <= |delta|) moves.
+        # |delta| (``along``: the sign of delta there, else 0) the nodes move too
+        # (dt/d(delta) = sign(delta) (1 - x)/2), and with them T's density f
+        # (d log f/dt = (alpha - 1)/t - (beta - 1)/(1 - t)), and the length
+        # (d half/d(delta) = -sign(delta)/2); below 0, P(T <= |delta|) moves. With
+        # k = along * half * (1 - x)/2 per node, the nodes' part is one sum with the rest:
+        # sum w f [b (k delta/t - half) + P(B >= .) k d log f/dt].
+        inv_t = 1.0 / t
         b_log = big_a * np.log(y) + big_b * np.log1p(-y) - log_norm_b
         # (fmax: 0 log 0, nan, is -inf here)
-        b_half = np.exp(np.fmax(b_log, -np.inf)) / two_t
-        weighted = density * w
+        b_half = np.exp(np.fmax(b_log, -np.inf)) * (0.5 * inv_t)
         at_delta = np.exp(special.xlogy(self.t_a1[i], size)
                           + special.xlog1py(self.t_b1[i], -size) - self.log_norm[i])
-        slope = -length * np.add.reduce(b_half * weighted, axis=1) - negative * at_delta
         moving = (size > self.t_lo[i]) & (length > 0)
-        if moving.all():
-            rows: _Index = _ALL
-        elif moving.any():
-            rows = moving.nonzero()[0]
-        else:
-            return tail, slope
-        t, a1, b1, speed = t[rows], a1_col[rows], b1_col[rows], (
-            speed if full is None else speed[rows])
+        along = np.where(moving, np.sign(delta), 0.0)
+        k = (along * length)[:, None] * speed
         # (1 - t is at least 1e-300 where a node rounds to 1)
-        d_log_t = a1 / t - b1 / np.maximum(1.0 - t, 1e-300)
-        inner = (weighted[rows] * speed) * (b_half[rows] * (delta[rows, None] / t)
-                                                 + upper_b[rows] * d_log_t)
-        slope[rows] += np.sign(delta[rows]) * (length[rows] * np.add.reduce(inner, axis=1)
-                                               - 0.5 * total[rows])
+        d_log_t = a1_col * inv_t - b1_col / np.maximum(1.0 - t, 1e-300)
+        term = (b_half * (k * (delta[:, None] * inv_t) - length[:, None])
+                + upper_b * (k * d_log_t))
+        slope = (np.add.reduce(density * w * term, axis=1) - negative * at_delta
+                 - 0.5 * along * total)
         return tail, slope
 
 
