@@ -452,8 +452,10 @@ def log_ndtr(x: float) -> float:
     return math.log(0.5 * series / (u * _SQRT_PI)) - u * u
 
 
+@functools.lru_cache(maxsize=64)
 def normal_isf(alpha: float) -> float:
-    """The z with P(Z > z) = alpha, Z standard normal, for 1e-300 <= alpha <= 1/2 (no scipy).
+    """The z with P(Z > z) = alpha, Z standard normal, for 1e-300 <= alpha <= 1/2 (no scipy);
+    kept per alpha (reports ask for the same few levels again and again).
 
     Newton's method from Abramowitz & Stegun's 26.2.23 (error below 5e-4): on
     erf(z/sqrt 2) = 1 - 2 alpha (exact for alpha >= 1/4) near the centre, so that a small z
