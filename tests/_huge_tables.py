@@ -16,6 +16,16 @@ SHAPES = ("b~c", "b=c+k", "b~c by sd", "b or c 0/1", "imbalance", "all discordan
           "exact power", "any")
 
 
+def empty_region_caches() -> None:
+    """Empty what the power calculations keep of the tests' rejection regions (the blocks of
+    j(m) and the windows' structure built from them), so that a timed analysis builds the
+    regions it needs, as a new table's does."""
+    from mcnemar.planning import _kernel, _power_path
+
+    _kernel._region_cache.clear()
+    _power_path._one_path_shape.cache_clear()
+
+
 def huge_tables(seed: int, count: int) -> list[tuple[str, int, int, int, int]]:
     """``count`` tables (shape, a, b, c, d), cycling through :data:`SHAPES`."""
     rng = np.random.default_rng(seed)

@@ -411,16 +411,18 @@ def _newton_step(xp: IntervalOps, x: Real, f: Real, slope: Real, lo: Real, hi: R
 
 
 def _newton_arrays(f: _Objective, x: FloatArray, lo: FloatArray, hi: FloatArray,
-                   lower: NDArray[np.bool_], *, atol: float, rtol: float) -> FloatArray:
+                   lower: NDArray[np.bool_], *, atol: float, rtol: float,
+                   skip: NDArray[np.bool_] | None = None) -> FloatArray:
     """Roots of many problems by :func:`_newton_step`, each stopping on its own (NaN where
-    the bracketing search is to take over): ``f(x, idx)`` gives the objective and its slope
-    (an array of two rows) at points x of the problems ``idx``; ``x`` the starts (a start
-    outside the open bracket is its midpoint)."""
+    the bracketing search is to take over, and where ``skip`` holds: not searched):
+    ``f(x, idx)`` gives the objective and its slope (an array of two rows) at points x of the
+    problems ``idx``; ``x`` the starts (a start outside the open bracket is its midpoint)."""
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         x = np.where((x > lo) & (x < hi), x, 0.5 * (lo + hi))
         result = np.full(x.size, np.nan)
-        idx = np.arange(x.size)
-        previous = np.full(x.size, np.inf)
+        idx = np.arange(x.size) if skip is None else np.flatnonzero(~skip)
+        x, lo, hi, lower = x[idx], lo[idx], hi[idx], lower[idx]
+        previous = np.full(idx.size, np.inf)
         for _ in range(_NEWTON_STEPS):
             if idx.size == 0:
                 break
@@ -437,8 +439,10 @@ def _newton_arrays(f: _Objective, x: FloatArray, lo: FloatArray, hi: FloatArray,
 
 
 def _newton_float(f: Callable[[float], tuple[float, float]], x: float, lo: float, hi: float,
-                  lower: bool, *, atol: float, rtol: float) -> float:
+                  lower: bool, *, atol: float, rtol: float, skip: bool = False) -> float:
     """:func:`_newton_arrays` for one problem on Python floats (the same steps)."""
+    if skip:
+        return math.nan
     if not lo < x < hi:
         x = 0.5 * (lo + hi)
     previous = math.inf
@@ -458,8 +462,12 @@ def _newton_root(xp: IntervalOps, f_slope: Any, f: Any, lo: Real, hi: Real, star
     they do not settle it, the bracketing search on ``f`` from the whole bracket, with the
     objective at its ends ``ends`` (evaluated there when None) and ``options`` as for
     :func:`_find_root`: its root as it would be without the Newton steps."""
-    root = xp.newton(f_slope, start, lo, hi, lower, atol=options["atol"],
-                     rtol=options.get("rtol", 4e-16))
+    atol, rtol = options["atol"], options.get("rtol", 4e-16)
+    # A bracket within the tolerance already (the limits of huge counts) is its midpoint, as
+    # the bracketing search has it, without an evaluation.
+    tight = hi - lo <= atol + rtol * xp.maximum(xp.abs(lo), xp.abs(hi))
+    root = xp.where(tight, 0.5 * (lo + hi), xp.newton(
+        f_slope, start, lo, hi, lower, atol=atol, rtol=rtol, skip=tight))
     failed = xp.isnan(root)
     f_lo, f_hi = ((xp.call_where(failed, f, lo), xp.call_where(failed, f, hi)) if ends is None
                   else ends)
