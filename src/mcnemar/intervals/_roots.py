@@ -7,9 +7,12 @@ over many tables) or :data:`FLOATS` (Python floats, one table): the routes of
 is called). :func:`by_table` picks the route, and a table gets the same limits alone or in a
 batch (the tests compare the routes).
 
-Also here: the bracketed root finder of the score intervals (vectorized over problems, each
-stopping on its own, and its search for one problem on floats), the larger root of a
-quadratic, Wilson's score limits, and the marginal proportions, their Wilson limits and the
+Also here: the bracketed root finder (vectorized over problems, each stopping on its own, and
+its search for one problem on floats) and, in front of it, Newton's method for objectives that
+give their slope (the Tango and Tang score limits, the mid-p limits of the odds ratio: two or
+three evaluations where the bracketing search takes eight to twelve; a step that leaves the
+bracket hands the problem to the bracketing search, whose root it then is), the larger root
+of a quadratic, Wilson's score limits, and the marginal proportions, their Wilson limits and the
 correlation that the MOVER intervals start from.
 """
 
