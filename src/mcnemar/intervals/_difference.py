@@ -395,10 +395,28 @@ CLOSED_FORMS: Final = ("wald", "wald-cc", "agresti-min", "bonett-price", "newcom
 def closed_form_limits(methods: tuple[str, ...], a: FloatArray, b: FloatArray, c: FloatArray,
                        d: FloatArray, level: FloatArray) -> list[tuple[FloatArray, FloatArray]]:
     """:func:`_difference_limits` of each of ``methods`` (of :data:`CLOSED_FORMS`), in one
-    pass over the tables (:func:`mcnemar.intervals._roots.by_table_many`): the same limits."""
-    formulas = tuple(functools.partial(_difference, formula=_DIFFERENCE_IMPL[m])
-                     for m in methods)
-    return by_table_many(formulas, (a, b, c, d, _z(level)))
+    pass over the tables (:func:`mcnemar.intervals._roots.by_table_many`): the same limits,
+    the MOVER methods' from one computation of the marginal Wilson limits they share."""
+    return by_table_many((functools.partial(_closed_forms_of, methods=methods),),
+                         (a, b, c, d, _z(level)))
+
+
+def _closed_forms_of(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real, *,
+                     methods: tuple[str, ...]) -> tuple[Any, ...]:
+    """The limits of ``methods`` (low, high, low, high, ...), as :func:`_difference` gives
+    each (the marginals of :func:`_paired_wilson` computed once for the MOVER methods)."""
+    marginals = (_paired_wilson(xp, a, b, c, d, z)
+                 if any(m in MOVER_METHODS for m in methods) else ())
+    n = a + b + c + d
+    out: list[Any] = []
+    for m in methods:
+        if m in MOVER_METHODS:
+            low, high = _square_and_add_of(xp, a, b, c, d, *marginals,
+                                           corrected=m == "newcombe")
+        else:
+            low, high = _DIFFERENCE_IMPL[m](xp, a, b, c, d, z)
+        out.extend(_in_range(xp, low, high, n))
+    return tuple(out)
 
 
 #: The methods whose limits start from each system's accuracy and its Wilson limits alone.

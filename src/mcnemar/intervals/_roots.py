@@ -91,7 +91,8 @@ def by_table_many(formulas: tuple[Callable[..., Limits], ...], cells: tuple[Floa
         return tuple(limit for formula in formulas for limit in formula(xp, *values))
 
     values = _routes.by_table(together, cells, {}, routes=(FLOATS, ARRAYS))
-    return [(values[2 * i], values[2 * i + 1]) for i in range(len(formulas))]
+    # (a formula may give the limits of several methods: every two values are a pair)
+    return [(values[2 * i], values[2 * i + 1]) for i in range(len(values) // 2)]
 
 
 def _array_call_where(mask: NDArray[np.bool_], f: _Objective, x: FloatArray) -> FloatArray:
