@@ -658,18 +658,20 @@ def _melded_newton_group(
     # the gap decreases in delta: positive below the root; the bracket is [lo, hi]
     lo = cast(FloatArray, pos - 1.0)
     hi = cast(FloatArray, pos + 0.0)
-    point = np.where((start > lo) & (start < hi), start, 0.5 * (lo + hi))
     history: list[tuple[NDArray[np.intp] | None, FloatArray]] = []  # (gaps, for the brackets)
     result = np.empty(x.size)
     active: NDArray[np.intp] | None = None
-    previous = np.full(x.size, np.inf)
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         search = _MeldedSearch(x, m, t_alpha, t_beta, t_lo, t_hi)
         if x.size <= _NEWTON_FEW:
-            left = _newton_floats(search, point, lo, hi, z_alpha, spread, result, history)
+            left = _newton_floats(search, start, lo, hi, z_alpha, spread, result, history)
             if left is None:
                 return result
             active, lo, hi = left
+            point = previous = np.empty(0)  # (no array steps follow)
+        else:
+            point = np.where((start > lo) & (start < hi), start, 0.5 * (lo + hi))
+            previous = np.full(x.size, np.inf)
         for count in range(0 if x.size > _NEWTON_FEW else _NEWTON_STEPS, _NEWTON_STEPS):
             tail, slope = search.evaluate(point, active)
             step = _newton_step(ARRAYS, point, lo, hi, *_normal_scores(tail), slope, z_alpha,
@@ -712,16 +714,18 @@ def _melded_newton_group(
 _NEWTON_FEW: Final = 16
 
 
-def _newton_floats(search: _MeldedSearch, point: FloatArray, lo: FloatArray, hi: FloatArray,
+def _newton_floats(search: _MeldedSearch, start: FloatArray, lo: FloatArray, hi: FloatArray,
                    z_alpha: FloatArray, spread: FloatArray, result: FloatArray,
                    history: list[tuple[NDArray[np.intp] | None, FloatArray]],
                    ) -> tuple[NDArray[np.intp] | None, FloatArray, FloatArray] | None:
     """The steps of :func:`_melded_newton_group` on Python floats, problem by problem
-    (:func:`_newton_step` on :data:`~mcnemar._routes.FLOATS`: the same limits). Writes the
-    limits found to ``result`` and the gaps to ``history``; returns None once every problem
-    is done, else the problems left after _NEWTON_STEPS (None: all) and their brackets."""
+    (:func:`_newton_step` on :data:`~mcnemar._routes.FLOATS`: the same limits), from the
+    starts (a start outside the open bracket is its midpoint). Writes the limits found to
+    ``result`` and the gaps to ``history``; returns None once every problem is done, else the
+    problems left after _NEWTON_STEPS (None: all) and their brackets."""
     los, his, z_as, spreads = lo.tolist(), hi.tolist(), z_alpha.tolist(), spread.tolist()
-    points: list[float] = point.tolist()
+    points: list[float] = [s if lo_k < s < hi_k else 0.5 * (lo_k + hi_k)
+                           for s, lo_k, hi_k in zip(start.tolist(), los, his, strict=True)]
     previous = [math.inf] * len(points)
     active = list(range(len(points)))
     rows: NDArray[np.intp] | None = None
