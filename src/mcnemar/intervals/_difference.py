@@ -26,6 +26,7 @@ from mcnemar.intervals._roots import (
     _paired_wilson,
     by_table,
     by_table_many,
+    secant_from_centre,
 )
 from mcnemar.vocabulary import DIFFERENCE_INTERVALS, names
 
@@ -191,11 +192,8 @@ def _tango_limit(xp: IntervalOps, sign: Real, b: Real, c: Real, n: Real, z: Real
     far, f_far, near, f_near, inside = _tango_probe(xp, excess, delta - sign * half, delta,
                                                     -z, -sign)
     # Newton's method from where the line through the centre (excess -z) and the probe meets
-    # 0 (T is nearly linear there): the probe is the far end where it lies beyond the limit,
-    # the near one where it falls short.
-    end = xp.where(near == delta, far, near)
-    f_end = xp.where(near == delta, f_far, f_near)
-    start = end - f_end * xp.divide(end - delta, f_end + z)
+    # 0 (T is nearly linear there).
+    start = secant_from_centre(xp, delta, -z, far, f_far, near, f_near)
     root = _newton_from(xp, xp.bind(_tango_excess_and_slope, sign, b, c, n, z), excess, far,
                         near, f_far, f_near, start, sign > 0, atol=_ROOT_ATOL, rtol=1e-13,
                         nearer=True)

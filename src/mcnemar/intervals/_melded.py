@@ -41,7 +41,7 @@ from mcnemar.intervals._beta import (
 from mcnemar.intervals._beta import melded_probe as _melded_probe
 from mcnemar.intervals._beta import melded_start_and_spread as _melded_start_and_spread
 from mcnemar.intervals._result import FloatArray
-from mcnemar.intervals._roots import _ROOT_ATOL, _find_root, _normal_score_gap
+from mcnemar.intervals._roots import _ROOT_ATOL, _find_root, _normal_score_gap, normal_score
 
 # Fay & Lumbard's melded interval needs one integral per evaluation; Gauss-Legendre on the
 # central (1 - 2e-16) range of the Beta variable is accurate to ~1e-13 here (checked against
@@ -615,7 +615,7 @@ class _Step(NamedTuple):
 
 def _normal_scores(tail: FloatArray) -> tuple[FloatArray, FloatArray]:
     """z = Phi^-1(tail) and exp(z^2/2) of the problems' tails, for :func:`_newton_step`."""
-    z = _special().ndtri(np.minimum(np.maximum(tail, 0.0), 1.0))
+    z = normal_score(ARRAYS, tail)
     return z, np.exp(0.5 * z * z)
 
 

@@ -19,6 +19,7 @@ from mcnemar.intervals._roots import (
     _newton_root,
     _wilson,
     by_table,
+    normal_score,
     normal_score_gap,
 )
 from mcnemar.vocabulary import ODDS_RATIO_INTERVALS, names
@@ -56,7 +57,7 @@ def _midp_excess_and_slope(xp: IntervalOps, p: Real, x: Real, n: Real, alpha: Re
     log B(x, n - x + 1) (``log_norm``); on the normal-score scale it is divided by the
     normal density at Phi^-1 of the tail.
     """
-    score = xp.ndtri(xp.minimum(xp.maximum(_midp_tail(xp, p, x, n), 0.0), 1.0))
+    score = normal_score(xp, _midp_tail(xp, p, x, n))
     density = xp.exp((x - 1.0) * xp.log(p) + (n - x) * xp.log1p(-p) - log_norm)
     slope = 0.5 * density * (1.0 + xp.divide((n - x) * p, x * (1.0 - p)))
     return score - xp.ndtri(alpha), slope * _SQRT_2PI * xp.exp(0.5 * score * score)

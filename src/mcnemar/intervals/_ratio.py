@@ -22,6 +22,7 @@ from mcnemar.intervals._roots import (
     _wilson,
     by_table,
     by_table_many,
+    secant_from_centre,
 )
 from mcnemar.vocabulary import RATIO_INTERVALS, names
 
@@ -118,11 +119,8 @@ def _tang_limit(xp: IntervalOps, sign: Real, a: Real, b: Real, c: Real, n: Real,
         between = probed & (f_probe <= 0) & ((probe - far) * sign > 0)
         near, f_near = xp.where(between, probe, near), xp.where(between, f_probe, f_near)
     # Newton's method from where the line through the centre (excess -z) and the probe meets
-    # 0: the probe is the far end where it lies beyond the limit, else the near end (where it
-    # falls short and lies before the far end), else the far end itself.
-    end = xp.where(near == centre, far, near)
-    f_end = xp.where(near == centre, f_far, f_near)
-    start = end - f_end * xp.divide(end - centre, f_end + z)
+    # 0 (the probe short of the root between the centre and the far end is the near end).
+    start = secant_from_centre(xp, centre, -z, far, f_far, near, f_near)
     root = _newton_from(xp, xp.bind(_tang_excess_and_slope, sign, a, b, c, n, z), excess, far,
                         near, f_far, f_near, start, lower, atol=1e-14)
     return xp.where(f_far > 0, xp.exp(root), xp.where(lower, 0.0, math.inf))

@@ -560,8 +560,24 @@ def _normal_score_gap(p: FloatArray, target: FloatArray) -> FloatArray:
 
 def normal_score_gap(xp: IntervalOps, p: Real, target: Real) -> Any:
     """:func:`_normal_score_gap` on either route."""
+    return normal_score(xp, p) - xp.ndtri(target)
+
+
+def normal_score(xp: _routes.Ops, p: Real) -> Any:
+    """Phi^-1(p) of a probability computed as a sum, on either route."""
     # A quadrature sum may pass 1 by a rounding error; ndtri would turn that into nan.
-    return xp.ndtri(xp.minimum(xp.maximum(p, 0.0), 1.0)) - xp.ndtri(target)
+    return xp.ndtri(xp.minimum(xp.maximum(p, 0.0), 1.0))
+
+
+def secant_from_centre(xp: IntervalOps, centre: Real, f_centre: Real, far: Real, f_far: Real,
+                       near: Real, f_near: Real) -> Any:
+    """Where the line through the centre of a limit's search (its estimate, the objective
+    ``f_centre`` there) and its probe meets 0: a Newton search's start. The probe is the near
+    end where it fell short of the limit, else the far end (the probe beyond it, or the
+    search's outer end)."""
+    end = xp.where(near == centre, far, near)
+    f_end = xp.where(near == centre, f_far, f_near)
+    return end - f_end * xp.divide(end - centre, f_end - f_centre)
 
 
 ARRAYS = IntervalOps(
