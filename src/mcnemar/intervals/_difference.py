@@ -409,11 +409,9 @@ def _closed_forms_of(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Rea
     out: list[Any] = []
     for m in methods:
         if m in MOVER_METHODS:
-            low, high = _square_and_add_of(xp, a, b, c, d, *marginals,
-                                           corrected=m == "newcombe")
+            out.extend(_mover_of(xp, m, a, b, c, d, marginals))
         else:
-            low, high = _DIFFERENCE_IMPL[m](xp, a, b, c, d, z)
-        out.extend(_in_range(xp, low, high, n))
+            out.extend(_in_range(xp, *_DIFFERENCE_IMPL[m](xp, a, b, c, d, z), n))
     return tuple(out)
 
 
@@ -428,10 +426,16 @@ def mover_limits(method: str, a: FloatArray, b: FloatArray, c: FloatArray, d: Fl
     them, so :func:`mcnemar.multiple.pairwise` computes them once per model (the same
     numbers: (a + b)/N and its limits depend on a + b and N alone)."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        low, high = _square_and_add_of(ARRAYS, a, b, c, d, *marginals,
-                                       corrected=method == "newcombe")
-        out_low, out_high = _in_range(ARRAYS, low, high, a + b + c + d)
+        out_low, out_high = _mover_of(ARRAYS, method, a, b, c, d, marginals)
     return out_low, out_high
+
+
+def _mover_of(xp: IntervalOps, method: str, a: Real, b: Real, c: Real, d: Real,
+              marginals: tuple[Any, ...]) -> Limits:
+    """The limits of a method of :data:`MOVER_METHODS` from the marginals (p1, l1, u1, p2, l2,
+    u2) of :func:`_paired_wilson`, truncated as :func:`_difference` truncates."""
+    low, high = _square_and_add_of(xp, a, b, c, d, *marginals, corrected=method == "newcombe")
+    return _in_range(xp, low, high, a + b + c + d)
 
 
 def _difference(xp: IntervalOps, a: Real, b: Real, c: Real, d: Real, z: Real, *,
