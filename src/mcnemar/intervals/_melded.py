@@ -575,18 +575,13 @@ class _MeldedSearch:
 def _melded_newton(
     x: FloatArray, m: FloatArray, alpha: FloatArray, pos: NDArray[np.bool_],
     t_alpha: FloatArray, t_beta: FloatArray, t_lo: FloatArray, t_hi: FloatArray,
-    p_zero: FloatArray, start: FloatArray, spread: FloatArray | None = None,
-    z_alpha: FloatArray | None = None,
+    p_zero: FloatArray, start: FloatArray, spread: FloatArray, z_alpha: FloatArray,
 ) -> FloatArray:
     """The roots of the normal-score gap of :func:`_melded_tail` in (0, 1) (``pos``) or
     (-1, 0), given the tail at 0 (``p_zero``), a start, the standard deviation of T(2B - 1)
-    (``spread``; 0 for None) and Phi^-1(alpha): safeguarded Newton steps (a step out of the
-    bracket is a bisection), handed to :func:`_find_root` after _NEWTON_STEPS; in groups of
-    _NEWTON_GROUP problems, each searched on its own."""
-    if spread is None:
-        spread = np.zeros_like(x)
-    if z_alpha is None:
-        z_alpha = _special().ndtri(alpha)
+    (``spread``) and Phi^-1(alpha): safeguarded Newton steps (a step out of the bracket is a
+    bisection), handed to :func:`_find_root` after _NEWTON_STEPS; in groups of _NEWTON_GROUP
+    problems, each searched on its own."""
     if x.size <= _NEWTON_GROUP:
         return _melded_newton_group(x, m, alpha, z_alpha, pos, t_alpha, t_beta, t_lo, t_hi,
                                     p_zero, start, spread)
@@ -654,42 +649,19 @@ def _melded_newton_group(
     t_hi: FloatArray, p_zero: FloatArray, start: FloatArray, spread: FloatArray,
 ) -> FloatArray:
     """:func:`_melded_newton` for one group of problems (z_alpha = Phi^-1(alpha)): steps of
-    :func:`_newton_step`, on Python floats for a few problems (:func:`_newton_floats`)."""
+    :func:`_newton_step`, on Python floats for a few problems (:func:`_newton_floats`), else
+    on arrays (:func:`_newton_arrays`)."""
     # the gap decreases in delta: positive below the root; the bracket is [lo, hi]
-    lo = cast(FloatArray, pos - 1.0)
-    hi = cast(FloatArray, pos + 0.0)
+    lo, hi = cast(FloatArray, pos - 1.0), cast(FloatArray, pos + 0.0)
     history: list[tuple[NDArray[np.intp] | None, FloatArray]] = []  # (gaps, for the brackets)
     result = np.empty(x.size)
-    active: NDArray[np.intp] | None = None
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         search = _MeldedSearch(x, m, t_alpha, t_beta, t_lo, t_hi)
-        if x.size <= _NEWTON_FEW:
-            left = _newton_floats(search, start, lo, hi, z_alpha, spread, result, history)
-            if left is None:
-                return result
-            active, lo, hi = left
-            point = previous = np.empty(0)  # (no array steps follow)
-        else:
-            point = np.where((start > lo) & (start < hi), start, 0.5 * (lo + hi))
-            previous = np.full(x.size, np.inf)
-        for count in range(0 if x.size > _NEWTON_FEW else _NEWTON_STEPS, _NEWTON_STEPS):
-            tail, slope = search.evaluate(point, active)
-            step = _newton_step(ARRAYS, point, lo, hi, *_normal_scores(tail), slope, z_alpha,
-                                previous, spread)
-            history.append((active, step.f))
-            lo, hi, point, previous = step.lo, step.hi, step.point, step.taken
-            if count:
-                done = step.done
-                if done.all():
-                    result[_ALL if active is None else active] = step.limit
-                    return result
-                if done.any():
-                    here = done.nonzero()[0]
-                    result[here if active is None else active[here]] = step.limit[here]
-                    rest = (~done).nonzero()[0]
-                    active = rest if active is None else active[rest]
-                    z_alpha, lo, hi, spread = z_alpha[rest], lo[rest], hi[rest], spread[rest]
-                    point, previous = point[rest], previous[rest]
+        steps = _newton_floats if x.size <= _NEWTON_FEW else _newton_arrays
+        left = steps(search, start, lo, hi, z_alpha, spread, result, history)
+    if left is None:
+        return result
+    active, lo, hi = left
     # The bracketing search from the bracket, with the gaps at its ends.
     remaining = np.arange(x.size) if active is None else active
     f_zero = _normal_score_gap(p_zero, alpha)
@@ -712,6 +684,35 @@ def _melded_newton_group(
 
 # Up to this many problems the steps are on Python floats (numpy's cost per call dominates).
 _NEWTON_FEW: Final = 16
+
+
+def _newton_arrays(search: _MeldedSearch, start: FloatArray, lo: FloatArray, hi: FloatArray,
+                   z_alpha: FloatArray, spread: FloatArray, result: FloatArray,
+                   history: list[tuple[NDArray[np.intp] | None, FloatArray]],
+                   ) -> tuple[NDArray[np.intp] | None, FloatArray, FloatArray] | None:
+    """:func:`_newton_floats` on arrays, all problems at each step (for many problems)."""
+    point = np.where((start > lo) & (start < hi), start, 0.5 * (lo + hi))
+    previous = np.full(start.size, np.inf)
+    active: NDArray[np.intp] | None = None
+    for count in range(_NEWTON_STEPS):
+        tail, slope = search.evaluate(point, active)
+        step = _newton_step(ARRAYS, point, lo, hi, *_normal_scores(tail), slope, z_alpha,
+                            previous, spread)
+        history.append((active, step.f))
+        lo, hi, point, previous = step.lo, step.hi, step.point, step.taken
+        if count:
+            done = step.done
+            if done.all():
+                result[_ALL if active is None else active] = step.limit
+                return None
+            if done.any():
+                here = done.nonzero()[0]
+                result[here if active is None else active[here]] = step.limit[here]
+                rest = (~done).nonzero()[0]
+                active = rest if active is None else active[rest]
+                z_alpha, lo, hi, spread = z_alpha[rest], lo[rest], hi[rest], spread[rest]
+                point, previous = point[rest], previous[rest]
+    return active, lo, hi
 
 
 def _newton_floats(search: _MeldedSearch, start: FloatArray, lo: FloatArray, hi: FloatArray,
